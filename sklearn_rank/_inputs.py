@@ -1,0 +1,323 @@
+"""Layout detection and validation: every entry point turns its input into one canonical form here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
+NO_RELEVANT = ("skip", "zero", "error")
+GAINS = ("linear", "exponential")
+TARGETS = ("first", "all")
+
+
+@dataclass
+class GroupedData:
+    """Rows of many queries (the grouped and relevance-matrix layouts), excluded rows removed.
+
+    ``query`` holds codes ``0..n_queries-1`` into ``qid`` (the sorted unique query ids).
+    """
+
+    query: np.ndarray
+    score: np.ndarray
+    rel: np.ndarray
+    qid: np.ndarray
+    weight: np.ndarray | None
+    judged_query: np.ndarray | None = None
+    judged_rel: np.ndarray | None = None
+
+    @property
+    def n_queries(self):
+        return len(self.qid)
+
+
+@dataclass
+class LabelIndexData:
+    """A score matrix with one true column per row; ranks are counted, never sorted."""
+
+    score: np.ndarray
+    target: np.ndarray
+    exclude: object  # None, dense boolean array or CSR matrix
+    qid: np.ndarray
+    weight: np.ndarray | None
+
+    @property
+    def n_queries(self):
+        return len(self.qid)
+
+
+def check_option(value, name, allowed):
+    if not isinstance(value, str) or value not in allowed:
+        import difflib
+
+        close = difflib.get_close_matches(str(value), allowed, n=1) if isinstance(value, str) else []
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(
+            f"`{name}` must be one of {{{', '.join(repr(a) for a in allowed)}}}.{hint} Got {value!r} instead."
+        )
+    return value
+
+
+def _as_numeric(x, name, ndim=None):
+    if sp.issparse(x):
+        raise TypeError(f"`{name}` must be a dense array-like, not a sparse matrix. Got {type(x).__name__} instead.")
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"`{name}` must hold numbers. Got an array of dtype object instead.") from None
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.float64)
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"`{name}` must hold numbers. Got an array of dtype {arr.dtype} instead.")
+    if ndim is not None and arr.ndim not in ndim:
+        raise ValueError(f"`{name}` must be {' or '.join(f'{d}-D' for d in ndim)}. Got shape {arr.shape} instead.")
+    return arr
+
+
+def _check_finite(values, name, where=""):
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values)
+        if bad.any():
+            n_bad = int(bad.sum())
+            raise ValueError(
+                f"`{name}` must be finite{where}. Got {n_bad} NaN or infinite value{'s' if n_bad > 1 else ''} instead."
+            )
+
+
+def _check_relevance(rel, name="y_true"):
+    _check_finite(rel, name)
+    if rel.size and rel.min() < 0:
+        raise ValueError(f"`{name}` must be non-negative relevance values. Got minimum {rel.min()!r} instead.")
+
+
+def _query_codes(qid, n_rows):
+    qid = np.asarray(qid)
+    if qid.ndim != 1 or qid.shape[0] != n_rows:
+        raise ValueError(f"`qid` must be 1-D with one query id per row ({n_rows}). Got shape {qid.shape} instead.")
+    if qid.dtype.kind == "f" and np.isnan(qid).any():
+        raise ValueError(f"`qid` must not contain NaN. Got {int(np.isnan(qid).sum())} NaN query ids instead.")
+    if qid.dtype == object:
+        if any(v is None or (isinstance(v, float) and v != v) for v in qid):
+            raise ValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
+    try:
+        uniques, codes = np.unique(qid, return_inverse=True)
+    except TypeError:
+        raise TypeError("`qid` values must be mutually comparable (all numbers or all strings). "
+                        f"Got mixed types instead.") from None
+    return uniques, codes.reshape(-1).astype(np.intp)
+
+
+def _weights_per_row(sample_weight, n):
+    w = _as_numeric(sample_weight, "sample_weight", ndim=(1,)).astype(np.float64)
+    if w.shape[0] != n:
+        raise ValueError(f"`sample_weight` must have one weight per query ({n}). Got {w.shape[0]} instead.")
+    _check_finite(w, "sample_weight")
+    if (w < 0).any():
+        raise ValueError(f"`sample_weight` must be non-negative. Got minimum {w.min()!r} instead.")
+    return w
+
+
+def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None):
+    """Validate the inputs of any entry point and return GroupedData or LabelIndexData."""
+    if y_true is None or y_score is None:
+        raise ValueError("`y_true` and `y_score` are required. Got None instead.")
+    score = _as_numeric(y_score, "y_score", ndim=(1, 2))
+    if score.size == 0:
+        raise ValueError(f"`y_score` must not be empty. Got shape {score.shape} instead.")
+    if score.ndim == 2:
+        if qid is not None:
+            raise ValueError("`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
+                             f"row of `y_score` is one query. Got qid with 2-D y_score of shape {score.shape} instead.")
+        true_arr = np.asarray(y_true)
+        if true_arr.ndim == 2:
+            if labels is not None:
+                raise ValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
+                                 "y_true instead.")
+            return _relevance_matrix(true_arr, score, exclude, sample_weight, judged)
+        if true_arr.ndim == 1:
+            if judged is not None:
+                raise ValueError("`judged` is for the grouped and relevance-matrix layouts. Got it with the "
+                                 "label-index layout instead.")
+            return _label_index(true_arr, score, exclude, labels, sample_weight)
+        raise ValueError(f"`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "
+                         f"Got shape {true_arr.shape} instead.")
+    if labels is not None:
+        raise ValueError("`labels` is for the label-index layout (2-D y_score). Got labels with 1-D y_score instead.")
+    rel = _as_numeric(y_true, "y_true", ndim=(1, 2))
+    if rel.shape != score.shape:
+        raise ValueError(f"`y_true` and `y_score` must have the same length in the grouped layout. "
+                         f"Got shapes {rel.shape} and {score.shape} instead.")
+    n = score.shape[0]
+    if qid is None:
+        uniques, codes = np.zeros(1, dtype=np.intp), np.zeros(n, dtype=np.intp)
+    else:
+        uniques, codes = _query_codes(qid, n)
+    weight = None
+    if sample_weight is not None:
+        w = _weights_per_row(sample_weight, n)
+        weight = np.zeros(len(uniques))
+        weight[codes] = w
+        if not np.array_equal(weight[codes], w):
+            raise ValueError("`sample_weight` must be constant within each query in the grouped layout. "
+                             "Got different weights for rows of the same query instead.")
+    keep = None
+    if exclude is not None:
+        keep = ~_mask(exclude, (n,), "exclude")
+    return _finish_grouped(codes, score.astype(np.float64, copy=False), rel.astype(np.float64, copy=False),
+                           uniques, weight, keep, judged)
+
+
+def _mask(exclude, shape, name):
+    if sp.issparse(exclude):
+        raise TypeError(f"`{name}` may be a sparse matrix only in the label-index layout. "
+                        f"Got {type(exclude).__name__} instead.")
+    mask = np.asarray(exclude)
+    if mask.dtype.kind != "b":
+        if mask.dtype.kind in "iu" and mask.size and set(np.unique(mask)).issubset({0, 1}):
+            mask = mask.astype(bool)
+        else:
+            raise TypeError(f"`{name}` must be a boolean mask. Got dtype {mask.dtype} instead.")
+    if mask.shape != shape:
+        raise ValueError(f"`{name}` must have the shape of `y_score` {shape}. Got {mask.shape} instead.")
+    return mask
+
+
+def _finish_grouped(codes, score, rel, uniques, weight, keep, judged):
+    if keep is not None:
+        excluded_relevant = (~keep) & (rel > 0)
+        if excluded_relevant.any():
+            row = int(np.flatnonzero(excluded_relevant)[0])
+            raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
+                             f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
+        codes, score, rel = codes[keep], score[keep], rel[keep]
+    _check_finite(score, "y_score", " (excluded candidates may hold any value)")
+    _check_relevance(rel)
+    present = np.bincount(codes, minlength=len(uniques)) > 0
+    if not present.all():
+        # Every candidate of some query was excluded: drop the query entirely.
+        remap = np.cumsum(present) - 1
+        codes = remap[codes]
+        uniques = uniques[present]
+        if weight is not None:
+            weight = weight[present]
+    if codes.size == 0:
+        raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
+    data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight)
+    if judged is not None:
+        data.judged_query, data.judged_rel = _judged(judged, uniques)
+    return data
+
+
+def _judged(judged, uniques):
+    if not isinstance(judged, (tuple, list)) or len(judged) != 2:
+        raise TypeError("`judged` must be a pair (qid, relevance) of 1-D arrays listing every judged item. "
+                        f"Got {type(judged).__name__} instead.")
+    jq = np.asarray(judged[0])
+    jrel = _as_numeric(judged[1], "judged relevance", ndim=(1,)).astype(np.float64)
+    if jq.ndim != 1 or jq.shape != jrel.shape:
+        raise ValueError(f"`judged` must hold two 1-D arrays of equal length. Got shapes {jq.shape} and "
+                         f"{jrel.shape} instead.")
+    _check_relevance(jrel, "judged relevance")
+    try:
+        pos = np.searchsorted(uniques, jq)
+    except TypeError:
+        raise TypeError("`judged` query ids must be of the same type as `qid`. Got mixed types instead.") from None
+    pos_clipped = np.minimum(pos, len(uniques) - 1)
+    found = uniques[pos_clipped] == jq
+    # Judged items of queries without candidates are ignored (those queries are not evaluated).
+    return pos_clipped[found].astype(np.intp), jrel[found]
+
+
+def _relevance_matrix(true_arr, score, exclude, sample_weight, judged):
+    rel = _as_numeric(true_arr, "y_true")
+    if rel.shape != score.shape:
+        raise ValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
+                         f"Got {rel.shape} and {score.shape} instead.")
+    n_queries, n_candidates = score.shape
+    codes = np.repeat(np.arange(n_queries, dtype=np.intp), n_candidates)
+    weight = None
+    if sample_weight is not None:
+        weight = _weights_per_row(sample_weight, n_queries)
+    keep = None
+    if exclude is not None:
+        keep = ~_mask(exclude, score.shape, "exclude").reshape(-1)
+    if judged is not None:
+        raise ValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
+                         "Got it with the relevance-matrix layout instead.")
+    return _finish_grouped(codes, score.reshape(-1).astype(np.float64, copy=False),
+                           rel.reshape(-1).astype(np.float64, copy=False),
+                           np.arange(n_queries), weight, keep, None)
+
+
+def _label_index(true_arr, score, exclude, labels, sample_weight):
+    n_queries, n_candidates = score.shape
+    if true_arr.shape[0] != n_queries:
+        raise ValueError(f"`y_true` must hold one target per row of `y_score` ({n_queries}). "
+                         f"Got {true_arr.shape[0]} instead.")
+    if labels is not None:
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or labels.shape[0] != n_candidates:
+            raise ValueError(f"`labels` must name each of the {n_candidates} columns of `y_score`. "
+                             f"Got shape {labels.shape} instead.")
+        order = np.argsort(labels, kind="stable")
+        sorted_labels = labels[order]
+        if n_candidates > 1 and (sorted_labels[1:] == sorted_labels[:-1]).any():
+            raise ValueError("`labels` must be unique. Got repeated labels instead.")
+        try:
+            pos = np.minimum(np.searchsorted(sorted_labels, true_arr), n_candidates - 1)
+        except TypeError:
+            raise TypeError("`y_true` and `labels` must be of comparable types. Got mixed types instead.") from None
+        missing = sorted_labels[pos] != true_arr
+        if missing.any():
+            raise ValueError(f"`y_true` holds labels that are not in `labels`. Got {true_arr[missing][:5].tolist()} "
+                             "instead.")
+        target = order[pos].astype(np.intp)
+    else:
+        t = _as_numeric(true_arr, "y_true")
+        if t.dtype.kind == "f":
+            if not np.isfinite(t).all() or (t != np.round(t)).any():
+                raise ValueError("`y_true` must hold integer column indices in the label-index layout (or class "
+                                 "labels with `labels=`). Got non-integer values instead.")
+        target = t.astype(np.intp)
+        bad = (target < 0) | (target >= n_candidates)
+        if bad.any():
+            raise ValueError(f"`y_true` column indices must lie in [0, {n_candidates - 1}]. "
+                             f"Got {target[bad][:5].tolist()} instead.")
+    weight = None
+    if sample_weight is not None:
+        weight = _weights_per_row(sample_weight, n_queries)
+    rows = np.arange(n_queries)
+    if exclude is not None:
+        if sp.issparse(exclude):
+            if exclude.shape != score.shape:
+                raise ValueError(f"`exclude` must have the shape of `y_score` {score.shape}. "
+                                 f"Got {exclude.shape} instead.")
+            exclude = sp.csr_matrix(exclude).astype(bool)
+            own = np.asarray(exclude[rows, target]).reshape(-1)
+        else:
+            exclude = _mask(exclude, score.shape, "exclude")
+            own = exclude[rows, target]
+        if own.any():
+            raise ValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
+                             f"{np.flatnonzero(own)[:5].tolist()} instead.")
+    if score.dtype.kind != "f":
+        score = score.astype(np.float64)
+    own_scores = score[rows, target]
+    if not np.isfinite(own_scores).all():
+        raise ValueError("`y_score` must be finite. Got a NaN or infinite score for a true candidate instead.")
+    return LabelIndexData(score=score, target=target, exclude=exclude, qid=np.arange(n_queries), weight=weight)
+
+
+def check_relevance_level(relevance_level):
+    if relevance_level is None:
+        return None
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real):
+        raise TypeError(f"`relevance_level` must be a number. Got {relevance_level!r} instead.")
+    if not relevance_level > 0:
+        raise ValueError(f"`relevance_level` must be > 0 (0 means not relevant). Got {relevance_level!r} instead.")
+    return float(relevance_level)

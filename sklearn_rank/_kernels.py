@@ -1,0 +1,378 @@
+"""Vectorised per-query kernels: segment reductions over blocks, no Python loop over queries."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.stats import norm
+
+from ._ranks import (expect_hits, expect_rank, expect_reciprocal, harmonic, log_expect_power,
+                     variance_rank)
+
+# scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
+_MAD_SCALE = 1.0 / norm.ppf(0.75)
+
+
+def _segment_sum(seg, values, n):
+    return np.bincount(seg, weights=values, minlength=n)
+
+
+def _exclusive_segment_cumsum(values, seg):
+    """For values sorted by segment: sum of the earlier values of the same segment."""
+    if values.size == 0:
+        return values.copy()
+    cs = np.cumsum(values) - values
+    new = np.empty(seg.size, dtype=bool)
+    new[0] = True
+    new[1:] = seg[1:] != seg[:-1]
+    starts = np.flatnonzero(new)
+    return cs - cs[starts][np.cumsum(new) - 1]
+
+
+def _in_top(blocks, k_of_query):
+    """Number of each block's positions inside the top k (k per query; inf for no cut-off)."""
+    k = k_of_query[blocks.query]
+    return np.clip(np.floor(np.minimum(k, 2.0 ** 62) - blocks.start), 0, blocks.size)
+
+
+def _first_relevant(blocks, n_queries):
+    """Index of the first block holding a relevant item, per query (-1 where none)."""
+    idx = np.flatnonzero(blocks.n_rel > 0)
+    out = np.full(n_queries, -1, dtype=np.intp)
+    # reversed assignment leaves the first index of each query
+    out[blocks.query[idx[::-1]]] = idx[::-1]
+    return out
+
+
+_DISCOUNT_CACHE = {}
+
+
+def _cumulative_discount(n):
+    """D(n) = sum_{p<=n} 1 / log2(1 + p), as a table indexed 0..n."""
+    n = int(n)
+    table = _DISCOUNT_CACHE.get("table")
+    if table is None or table.size <= n:
+        size = max(n + 1, 1024)
+        table = np.concatenate(([0.0], np.cumsum(1.0 / np.log2(np.arange(2, size + 1, dtype=np.float64)))))
+        _DISCOUNT_CACHE["table"] = table
+    return table
+
+
+class ListKernels:
+    """Per-query list metrics from the blocks of one tie policy."""
+
+    def __init__(self, binary, gain_blocks, stats, n_queries):
+        self.b = binary
+        self.g = gain_blocks
+        self.stats = stats
+        self.n = n_queries
+        self._c = None
+        self._first = None
+
+    @property
+    def relevant_before(self):
+        if self._c is None:
+            self._c = _exclusive_segment_cumsum(self.b.n_rel, self.b.query)
+        return self._c
+
+    @property
+    def first(self):
+        if self._first is None:
+            self._first = _first_relevant(self.b, self.n)
+        return self._first
+
+    def _k(self, k):
+        return np.full(self.n, np.inf if k is None else float(k))
+
+    def hits_count(self, k_of_query):
+        b = self.b
+        t = _in_top(b, k_of_query)
+        return _segment_sum(b.query, b.n_rel * t / b.size, self.n)
+
+    def compute(self, base, k):
+        st = self.stats
+        if base == "mrr":
+            return self._first_expectation(lambda s, m, r: expect_reciprocal(s, m, r))
+        if base == "hits":
+            return self._first_expectation(lambda s, m, r: expect_hits(s, m, r, k))
+        if base == "p":
+            return self.hits_count(self._k(k)) / k
+        if base == "r":
+            return _divide(self.hits_count(self._k(k)), st.n_relevant)
+        if base == "f1":
+            return 2 * self.hits_count(self._k(k)) / (k + st.n_relevant)
+        if base == "rprec":
+            return _divide(self.hits_count(st.n_relevant.astype(np.float64)), st.n_relevant)
+        if base == "map":
+            return _divide(self._ap_sum(self._k(k)), st.n_relevant)
+        if base == "dcg":
+            return self._dcg(self._k(k))
+        if base == "ndcg":
+            return _divide(self._dcg(self._k(k)), self._idcg(k))
+        if base == "auc":
+            return self._auc()
+        raise KeyError(base)
+
+    def _first_expectation(self, fn):
+        out = np.zeros(self.n)
+        has = self.first >= 0
+        idx = self.first[has]
+        b = self.b
+        out[has] = fn(b.start[idx], b.size[idx], b.n_rel[idx])
+        return out
+
+    def _ap_sum(self, k_of_query):
+        # Expected precision at each relevant position of a block (McSherry & Najork 2008):
+        # position i of the block is relevant with probability r/m, and then the expected number
+        # of relevant items at or above it is c + 1 + (i - 1)(r - 1)/(m - 1).
+        b = self.b
+        c = self.relevant_before
+        t = _in_top(b, k_of_query)
+        a_coef = b.n_rel / b.size * (c + 1)
+        multi = b.size > 1
+        b_coef = np.zeros_like(a_coef)
+        b_coef[multi] = b.n_rel[multi] / b.size[multi] * (b.n_rel[multi] - 1) / (b.size[multi] - 1)
+        contrib = np.where(t > 0, a_coef / (b.start + 1), 0.0)
+        if multi.any():
+            s, tm = b.start[multi], t[multi]
+            contrib[multi] = ((a_coef[multi] - b_coef[multi] * (s + 1)) * (harmonic(s + tm) - harmonic(s))
+                              + b_coef[multi] * tm)
+        return _segment_sum(b.query, contrib, self.n)
+
+    def _dcg(self, k_of_query):
+        g = self.g
+        t = _in_top(g, k_of_query)
+        contrib = np.where(t > 0, g.gain / np.log2(g.start + 2), 0.0)
+        multi = g.size > 1
+        if multi.any():
+            s = g.start[multi].astype(np.int64)
+            tm = t[multi].astype(np.int64)
+            table = _cumulative_discount((s + tm).max())
+            contrib[multi] = g.gain[multi] / g.size[multi] * (table[s + tm] - table[s])
+        return _segment_sum(g.query, contrib, self.n)
+
+    def _idcg(self, k):
+        st = self.stats
+        iq, ig = st.ideal_query, st.ideal_gain
+        if iq.size == 0:
+            return np.zeros(self.n)
+        pos = np.arange(iq.size) - _exclusive_first(iq)
+        disc = 1.0 / np.log2(pos + 2.0)
+        if k is not None:
+            disc = np.where(pos < k, disc, 0.0)
+        return _segment_sum(iq, ig * disc, self.n)
+
+    def _auc(self):
+        # Pairs (relevant, non-relevant) ordered correctly; tied pairs count half under "expected"
+        # and "realistic" (the block start already carries the half for realistic blocks).
+        b, st = self.b, self.stats
+        c = self.relevant_before
+        n_nonrel = st.n_candidates - st.n_rel_retrieved
+        nonrel_before = b.start - c
+        nonrel_tied = b.size - b.n_rel
+        correct = b.n_rel * (n_nonrel[b.query] - nonrel_before - nonrel_tied / 2)
+        pairs = st.n_rel_retrieved * n_nonrel
+        out = np.full(self.n, np.nan)
+        ok = pairs > 0
+        out[ok] = _segment_sum(b.query, correct, self.n)[ok] / pairs[ok]
+        return out
+
+
+def _exclusive_first(seg):
+    """Index of the first element of each element's segment (seg sorted)."""
+    new = np.empty(seg.size, dtype=bool)
+    new[0] = True
+    new[1:] = seg[1:] != seg[:-1]
+    starts = np.flatnonzero(new)
+    return starts[np.cumsum(new) - 1]
+
+
+def _divide(num, den):
+    out = np.zeros(np.shape(num))
+    ok = den > 0
+    out[ok] = num[ok] / den[ok]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Rank statistics: aggregations of per-target rank distributions within segments
+# (segments = queries for per-query values, one segment for the pooled summary).
+# --------------------------------------------------------------------------------------------
+class RankDistribution:
+    """Each target's rank as s + X, X the best of r positions among m (a point mass when m == 1)."""
+
+    def __init__(self, s, m, r, mid):
+        self.s, self.m, self.r, self.mid = s, m, r, mid
+
+    @classmethod
+    def from_ranks(cls, ranks, ties):
+        if ties == "expected":
+            s = ranks.optimistic - 1
+            r = ranks.tied_targets.astype(np.float64)
+            m = ranks.pessimistic - ranks.optimistic + r
+            return cls(s, m, r, ranks.realistic)
+        value = {"optimistic": ranks.optimistic, "pessimistic": ranks.pessimistic,
+                 "realistic": ranks.realistic, "ordinal": ranks.ordinal}[ties]
+        return cls.point(value)
+
+    @classmethod
+    def point(cls, value):
+        value = np.asarray(value, dtype=np.float64)
+        ones = np.ones(value.shape)
+        return cls(value - 1, ones, ones, value)
+
+    @classmethod
+    def random(cls, num_candidates, num_relevant):
+        """Uniformly random ranking of num_candidates with num_relevant relevant ones (the baseline)."""
+        m = np.asarray(num_candidates, dtype=np.float64)
+        r = np.asarray(num_relevant, dtype=np.float64)
+        return cls(np.zeros(m.shape), m, r, None)
+
+
+class RankStats:
+    """Rank statistics of targets grouped into segments, with weights."""
+
+    def __init__(self, dist, weight, seg, n_seg, num_candidates, num_relevant):
+        self.d = dist
+        self.w = weight
+        self.seg = seg
+        self.n = n_seg
+        self.wsum = _segment_sum(seg, weight, n_seg)
+        self.count = np.bincount(seg, minlength=n_seg).astype(np.float64)
+        self.num_candidates = num_candidates
+        self.num_relevant = num_relevant
+        self._baseline = None
+
+    def _mean(self, values):
+        return _nan_divide(_segment_sum(self.seg, self.w * values, self.n), self.wsum)
+
+    def _var_of_mean(self, variances):
+        return _nan_divide(_segment_sum(self.seg, self.w ** 2 * variances, self.n), self.wsum ** 2)
+
+    def _share(self):
+        return _nan_divide(self.w, self.wsum[self.seg])
+
+    def _gmr(self, d):
+        return np.exp(_segment_sum(self.seg, log_expect_power(d.s, d.m, d.r, self._share()), self.n))
+
+    def compute(self, base, k):
+        d = self.d
+        if base == "mr":
+            return self._mean(expect_rank(d.s, d.m, d.r))
+        if base == "mrr":
+            return self._mean(expect_reciprocal(d.s, d.m, d.r))
+        if base == "hits":
+            return self._mean(expect_hits(d.s, d.m, d.r, k))
+        if base == "gmr":
+            return self._gmr(d)
+        if base == "igmr":
+            return 1.0 / self._gmr(d)
+        if base == "hmr":
+            return 1.0 / self.compute("mrr", None)
+        if base == "iamr":
+            return 1.0 / self.compute("mr", None)
+        if base == "count":
+            return self.count
+        if base == "medianrank":
+            return self._weighted_median(d.mid)
+        if base == "inversemedianrank":
+            return 1.0 / self._weighted_median(d.mid)
+        if base in ("rankvar", "rankstd"):
+            mean = self._mean(d.mid)
+            var = self._mean((d.mid - mean[self.seg]) ** 2)
+            return var if base == "rankvar" else np.sqrt(var)
+        if base == "rankmad":
+            med = self._weighted_median(d.mid)
+            return _MAD_SCALE * self._weighted_median(np.abs(d.mid - med[self.seg]))
+        return self._adjusted(base, k)
+
+    def _weighted_median(self, values):
+        # Sort by (segment, value); the median is the mean of the values where the cumulative
+        # weight first reaches half and first exceeds half (the usual median for equal weights).
+        order = np.lexsort((values, self.seg))
+        v, sg, w = values[order], self.seg[order], self.w[order]
+        cw = np.cumsum(w)
+        before = _segment_sum(sg, w, self.n)
+        base = np.cumsum(before) - before
+        within = cw - base[sg]
+        half = self.wsum[sg] / 2
+        lo_idx = _first_true_per_segment(within >= half * (1 - 1e-12), sg, self.n)
+        hi_idx = _first_true_per_segment(within > half * (1 + 1e-12), sg, self.n)
+        out = np.full(self.n, np.nan)
+        ok = (lo_idx >= 0) & (self.wsum > 0)
+        hi = np.where(hi_idx >= 0, hi_idx, lo_idx)
+        out[ok] = (v[lo_idx[ok]] + v[hi[ok]]) / 2
+        return out
+
+    def baseline(self, base, k):
+        """Expectation and variance of a base statistic under uniformly random ranking."""
+        rnd = RankDistribution.random(self.num_candidates, self.num_relevant)
+        if base == "mr":
+            e = expect_rank(rnd.s, rnd.m, rnd.r)
+            return self._mean(e), self._var_of_mean(variance_rank(rnd.m, rnd.r))
+        if base == "mrr":
+            e1 = expect_reciprocal(rnd.s, rnd.m, rnd.r)
+            e2 = expect_reciprocal(rnd.s, rnd.m, rnd.r, power=2)
+            return self._mean(e1), self._var_of_mean(np.maximum(e2 - e1 ** 2, 0.0))
+        if base == "hits":
+            p = expect_hits(rnd.s, rnd.m, rnd.r, k)
+            return self._mean(p), self._var_of_mean(p * (1 - p))
+        if base == "gmr":
+            a = self._share()
+            log_e1 = _segment_sum(self.seg, log_expect_power(rnd.s, rnd.m, rnd.r, a), self.n)
+            log_e2 = _segment_sum(self.seg, log_expect_power(rnd.s, rnd.m, rnd.r, 2 * a), self.n)
+            e = np.exp(log_e1)
+            # Var = E[G^2] - E[G]^2, written to keep precision when the variance is small
+            return e, np.maximum(np.exp(2 * log_e1) * np.expm1(log_e2 - 2 * log_e1), 0.0)
+        raise KeyError(base)
+
+    def _adjusted(self, base, k):
+        if base in ("amr", "amri", "zmr"):
+            stat, ref = self.compute("mr", None), "mr"
+        elif base in ("amrr", "zmrr"):
+            stat, ref = self.compute("mrr", None), "mrr"
+        elif base in ("agmri", "zgmr"):
+            stat, ref = self.compute("gmr", None), "gmr"
+        elif base in ("ahits", "zhits"):
+            stat, ref = self.compute("hits", k), "hits"
+        else:
+            raise KeyError(base)
+        e, var = self.baseline(ref, k)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if base == "amr":
+                out = stat / e
+            elif base in ("amri", "agmri"):
+                # (E[M] - M) / (E[M] - 1): 1 for a perfect ranking, 0 for a random one
+                out = (e - stat) / (e - 1)
+            elif base in ("amrr", "ahits"):
+                out = (stat - e) / (1 - e)
+            else:
+                sign = -1.0 if ref in ("mr", "gmr") else 1.0
+                out = sign * (stat - e) / np.sqrt(var)
+        # Exact zero numerators (a random scorer) over zero denominators stay undefined.
+        undefined = ~np.isfinite(out) & (self.wsum > 0)
+        if undefined.any():
+            warnings.warn(f"{base} is undefined where every target has a single possible rank "
+                          "(the random baseline equals the best value); it is reported as NaN there.",
+                          UndefinedMetricWarning, stacklevel=4)
+            out = np.where(np.isfinite(out), out, np.nan)
+        return out
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is undefined for some queries (reported as NaN there)."""
+
+
+def _first_true_per_segment(mask, seg, n):
+    idx = np.flatnonzero(mask)
+    out = np.full(n, -1, dtype=np.intp)
+    out[seg[idx[::-1]]] = idx[::-1]
+    return out
+
+
+def _nan_divide(num, den):
+    out = np.full(np.shape(num), np.nan)
+    ok = den > 0
+    out[ok] = num[ok] / den[ok]
+    return out

@@ -1,0 +1,271 @@
+"""Metric registry: one :class:`MetricSpec` per metric, names, synonyms and ``@k``."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+import math
+
+__all__ = ["MetricSpec", "get_metric", "metric_names"]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """Description of one metric of the registry.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name, with ``@k`` when a cut-off is set (``"ndcg@10"``).
+    base : str
+        Canonical name without the cut-off (``"ndcg"``).
+    family : {"list", "rank"}
+        ``"list"``: a per-query list metric averaged over queries.
+        ``"rank"``: a statistic of the ranks of the targets (pooled over
+        queries when ``targets="all"``).
+    greater_is_better : bool
+        Direction of the metric.
+    takes_k : {"no", "optional", "required"}
+        Whether the metric has a cut-off.
+    k : int or None
+        The cut-off, when given.
+    lower, upper : float
+        Range of the metric (``-inf``/``inf`` when unbounded).
+    needs_relevant : bool
+        Whether a query without relevant items is undefined for the metric
+        (see ``no_relevant``).
+    description : str
+        One line saying what the metric is.
+    """
+
+    name: str
+    base: str
+    family: str
+    greater_is_better: bool
+    takes_k: str
+    k: int | None
+    lower: float
+    upper: float
+    needs_relevant: bool
+    description: str
+
+
+_INF = math.inf
+
+# base name -> (family, greater_is_better, takes_k, lower, upper, needs_relevant, description, synonyms)
+_SPECS = {
+    "mrr": ("list", True, "no", 0.0, 1.0, True,
+            "mean reciprocal rank of the first relevant item",
+            ("rr", "meanreciprocalrank", "reciprank", "reciprocalrank")),
+    "map": ("list", True, "optional", 0.0, 1.0, True,
+            "mean average precision (denominator: number of relevant items)",
+            ("ap", "meanaverageprecision", "averageprecision")),
+    "ndcg": ("list", True, "optional", 0.0, 1.0, True,
+             "normalized discounted cumulative gain", ()),
+    "dcg": ("list", True, "optional", 0.0, _INF, False,
+            "discounted cumulative gain (log2 discount)", ()),
+    "p": ("list", True, "required", 0.0, 1.0, True,
+          "precision at k (divides by k)", ("precision",)),
+    "r": ("list", True, "required", 0.0, 1.0, True,
+          "recall at k (divides by the number of relevant items)", ("recall",)),
+    "f1": ("list", True, "required", 0.0, 1.0, True,
+           "harmonic mean of precision and recall at k", ()),
+    "hits": ("list", True, "required", 0.0, 1.0, True,
+             "fraction of queries with a relevant item in the top k",
+             ("h", "hitrate", "success")),
+    "rprec": ("list", True, "no", 0.0, 1.0, True,
+              "precision at R, the number of relevant items", ("rprecision",)),
+    "auc": ("list", True, "no", 0.0, 1.0, True,
+            "per-query ROC AUC (ties count half)", ("rocauc",)),
+    "mr": ("rank", False, "no", 1.0, _INF, True,
+           "arithmetic mean rank", ("meanrank", "arithmeticmeanrank", "amean")),
+    "gmr": ("rank", False, "no", 1.0, _INF, True,
+            "geometric mean rank", ("geometricmeanrank",)),
+    "igmr": ("rank", True, "no", 0.0, 1.0, True,
+             "inverse geometric mean rank", ("inversegeometricmeanrank",)),
+    "hmr": ("rank", False, "no", 1.0, _INF, True,
+            "harmonic mean rank (1 / MRR)", ("harmonicmeanrank",)),
+    "iamr": ("rank", True, "no", 0.0, 1.0, True,
+             "inverse arithmetic mean rank (1 / MR)", ("inversearithmeticmeanrank",)),
+    "medianrank": ("rank", False, "no", 1.0, _INF, True,
+                   "median rank", ("median",)),
+    "inversemedianrank": ("rank", True, "no", 0.0, 1.0, True,
+                          "inverse median rank", ()),
+    "rankstd": ("rank", False, "no", 0.0, _INF, True,
+                "population standard deviation of the ranks", ("std",)),
+    "rankvar": ("rank", False, "no", 0.0, _INF, True,
+                "population variance of the ranks", ("var", "variance")),
+    "rankmad": ("rank", False, "no", 0.0, _INF, True,
+                "median absolute deviation of the ranks, scaled by 1/0.67449", ("mad",)),
+    "count": ("rank", True, "no", 0.0, _INF, True,
+              "number of ranks (targets) aggregated", ("rankcount",)),
+    "amr": ("rank", False, "no", 0.0, 2.0, True,
+            "adjusted mean rank: MR / E[MR] (Berrendorf et al. 2020)",
+            ("adjustedmeanrank", "aamr")),
+    "amri": ("rank", True, "no", -1.0, 1.0, True,
+             "adjusted mean rank index: 1 - (MR - 1) / (E[MR] - 1)",
+             ("adjustedmeanrankindex", "aamri")),
+    "agmri": ("rank", True, "no", -_INF, 1.0, True,
+              "adjusted geometric mean rank index", ("adjustedgeometricmeanrankindex",)),
+    "amrr": ("rank", True, "no", -_INF, 1.0, True,
+             "adjusted MRR: (MRR - E[MRR]) / (1 - E[MRR])",
+             ("adjustedmrr", "adjustedmeanreciprocalrank", "aihmr")),
+    "ahits": ("rank", True, "required", -_INF, 1.0, True,
+              "adjusted hits at k: (H - E[H]) / (1 - E[H])", ("adjustedhits", "ah")),
+    "zmr": ("rank", True, "no", -_INF, _INF, True,
+            "z-scored mean rank (sign flipped: higher is better)", ("zamr",)),
+    "zmrr": ("rank", True, "no", -_INF, _INF, True,
+             "z-scored mean reciprocal rank", ("zihmr",)),
+    "zgmr": ("rank", True, "no", -_INF, _INF, True,
+             "z-scored geometric mean rank (sign flipped: higher is better)", ()),
+    "zhits": ("rank", True, "required", -_INF, _INF, True,
+              "z-scored hits at k", ("zh",)),
+}
+
+# Canonical spellings shown to users (registry keys are normalised).
+_DISPLAY = {
+    "p": "p", "r": "r", "medianrank": "median_rank", "inversemedianrank": "inverse_median_rank",
+    "rankstd": "rank_std", "rankvar": "rank_var", "rankmad": "rank_mad",
+}
+
+_ALIASES = {}
+for _base, _row in _SPECS.items():
+    _ALIASES[_base] = _base
+    for _syn in _row[-1]:
+        _ALIASES[_syn] = _base
+
+# Metrics that exist in both families: list metrics when targets="first", rank statistics otherwise.
+DUAL_FAMILY = frozenset({"mrr", "hits"})
+
+
+def _normalise(name):
+    return "".join(ch for ch in name.lower() if ch not in "-_ ")
+
+
+def _display(base, k):
+    text = _DISPLAY.get(base, base)
+    return text if k is None else f"{text}@{k}"
+
+
+def metric_names():
+    """List the canonical metric names of the registry.
+
+    Metrics with a cut-off are listed with ``@k``.
+
+    Returns
+    -------
+    names : list of str
+        Sorted canonical names.
+
+    Examples
+    --------
+    >>> from sklearn_rank import metric_names
+    >>> "ndcg@k" in metric_names() and "mrr" in metric_names()
+    True
+    """
+    names = []
+    for base, row in _SPECS.items():
+        names.append(_display(base, None) + ("@k" if row[2] == "required" else ""))
+        if row[2] == "optional":
+            names.append(_display(base, None) + "@k")
+    return sorted(names)
+
+
+def _suggestions(name):
+    candidates = sorted(set(metric_names()) | {_display(b, 10) for b, r in _SPECS.items() if r[2] != "no"})
+    close = difflib.get_close_matches(name.lower(), candidates, n=3, cutoff=0.5)
+    return close
+
+
+def get_metric(name):
+    """Look up a metric by name.
+
+    Names are case-insensitive; ``-``, ``_`` and spaces are ignored; a cut-off
+    is written ``@k`` (``"ndcg@10"``, ``"hit_rate@5"``, ``"P@5"``).
+
+    Parameters
+    ----------
+    name : str or MetricSpec
+        Metric name or synonym.
+
+    Returns
+    -------
+    spec : MetricSpec
+        The metric's description, with ``k`` set when given.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown (the message lists the closest valid names),
+        or a cut-off is missing, not allowed, or not a positive integer.
+
+    Examples
+    --------
+    >>> from sklearn_rank import get_metric
+    >>> spec = get_metric("NDCG@10")
+    >>> spec.name, spec.k, spec.greater_is_better
+    ('ndcg@10', 10, True)
+    >>> get_metric("mean_rank").greater_is_better
+    False
+    """
+    if isinstance(name, MetricSpec):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"`metric` must be a string. Got {name!r} of type {type(name).__name__} instead.")
+    text = name.strip()
+    head, sep, tail = text.partition("@")
+    base = _ALIASES.get(_normalise(head))
+    if base is None:
+        hints = _suggestions(text)
+        hint = f" Did you mean {', '.join(repr(h) for h in hints)}?" if hints else ""
+        raise ValueError(
+            f"Unknown metric {name!r}.{hint} Valid names: {', '.join(metric_names())}."
+        )
+    family, gib, takes_k, lower, upper, needs_relevant, description, _ = _SPECS[base]
+    k = None
+    if sep:
+        if takes_k == "no":
+            raise ValueError(f"Metric {_display(base, None)!r} takes no cut-off. Got {name!r} instead.")
+        k = _parse_k(tail.strip(), name)
+    elif takes_k == "required":
+        raise ValueError(
+            f"Metric {_display(base, None)!r} needs a cut-off, e.g. {_display(base, 10)!r}. Got {name!r} instead."
+        )
+    return MetricSpec(
+        name=_display(base, k), base=base, family=family, greater_is_better=gib, takes_k=takes_k, k=k,
+        lower=lower, upper=upper, needs_relevant=needs_relevant, description=description,
+    )
+
+
+def _parse_k(text, name):
+    try:
+        k = int(text)
+    except ValueError:
+        raise ValueError(f"The cut-off k in {name!r} must be a positive integer. Got {text!r} instead.") from None
+    if k < 1 or str(k) != text.lstrip("+"):
+        raise ValueError(f"The cut-off k in {name!r} must be a positive integer. Got {text!r} instead.")
+    return k
+
+
+def base_spec(base):
+    """The spec of a canonical base name without a cut-off (for the metric functions)."""
+    family, gib, takes_k, lower, upper, needs_relevant, description, _ = _SPECS[base]
+    return MetricSpec(name=_display(base, None), base=base, family=family, greater_is_better=gib,
+                      takes_k=takes_k, k=None, lower=lower, upper=upper, needs_relevant=needs_relevant,
+                      description=description)
+
+
+def with_k(spec, k):
+    """Return ``spec`` with cut-off ``k`` (validated), used by the metric functions."""
+    if k is None:
+        if spec.takes_k == "required" and spec.k is None:
+            raise ValueError(f"`k` is required for {spec.name!r}. Got None instead.")
+        return spec
+    if isinstance(k, bool) or not isinstance(k, (int,)) and not (hasattr(k, "dtype") and k.dtype.kind in "iu"):
+        raise TypeError(f"`k` must be a positive integer. Got {k!r} of type {type(k).__name__} instead.")
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"`k` must be a positive integer. Got {k} instead.")
+    if spec.takes_k == "no":
+        raise ValueError(f"Metric {spec.name!r} takes no cut-off. Got k={k} instead.")
+    return replace(spec, k=k, name=_display(spec.base, k))

@@ -1,0 +1,76 @@
+"""RankingReport: the result of :func:`sklearn_rank.evaluate`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class RankingReport:
+    """Metrics of one evaluation: a summary and per-query values.
+
+    Attributes
+    ----------
+    summary : dict
+        Metric name, exactly as the caller wrote it, to its value over all
+        evaluated queries (weighted mean for list metrics, pooled statistic for
+        rank statistics).
+    per_query : dict
+        ``"qid"`` to the ids of the evaluated queries, and each metric name to
+        a 1-D array of per-query values in the same order. A value is NaN where
+        the metric is undefined for that query (AUC of a query without
+        non-relevant candidates; a rank statistic of a query whose relevant
+        items were never retrieved).
+    n_queries : int
+        Number of evaluated queries.
+    n_skipped : int
+        Number of queries skipped because they have no relevant item
+        (``no_relevant="skip"``).
+    params : dict
+        The options the metrics were computed with (``ties``, ``targets``, ...).
+    """
+
+    def __init__(self, summary, per_query, n_queries, n_skipped, params):
+        self.summary = summary
+        self.per_query = per_query
+        self.n_queries = n_queries
+        self.n_skipped = n_skipped
+        self.params = params
+
+    def to_frame(self):
+        """Per-query values as a :class:`pandas.DataFrame` indexed by ``qid``.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+            One row per evaluated query, one column per metric.
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("RankingReport.to_frame needs pandas: pip install pandas") from exc
+        data = {name: values for name, values in self.per_query.items() if name != "qid"}
+        return pd.DataFrame(data, index=pd.Index(self.per_query["qid"], name="qid"))
+
+    def __getitem__(self, name):
+        return self.summary[name]
+
+    def __repr__(self):
+        width = max((len(name) for name in self.summary), default=6)
+        lines = [f"RankingReport(n_queries={self.n_queries}, n_skipped={self.n_skipped}, "
+                 f"ties={self.params.get('ties')!r})"]
+        for name, value in self.summary.items():
+            lines.append(f"  {name:<{width}}  {value:.4f}")
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        rows = "".join(f"<tr><td>{name}</td><td>{value:.4f}</td></tr>" for name, value in self.summary.items())
+        return (f"<table><caption>RankingReport: {self.n_queries} queries, {self.n_skipped} skipped</caption>"
+                f"<tr><th>metric</th><th>value</th></tr>{rows}</table>")
+
+
+def weighted_mean(values, weights):
+    ok = ~np.isnan(values)
+    total = weights[ok].sum()
+    if total <= 0:
+        return np.nan
+    return float(np.dot(values[ok], weights[ok]) / total)
