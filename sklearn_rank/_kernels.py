@@ -350,6 +350,7 @@ class RankStats:
             else:
                 sign = -1.0 if ref in ("mr", "gmr") else 1.0
                 out = sign * (stat - e) / np.sqrt(var)
+        out = out + 0.0  # no negative zero in reports
         # Exact zero numerators (a random scorer) over zero denominators stay undefined.
         undefined = ~np.isfinite(out) & (self.wsum > 0)
         if undefined.any():
