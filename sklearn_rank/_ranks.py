@@ -112,6 +112,26 @@ def relevance_masks(rel, relevance_level, gain):
 # --------------------------------------------------------------------------------------------
 # Grouped layout: one sort, then segment reductions.
 # --------------------------------------------------------------------------------------------
+def sort_rows(query, key, n_queries, tie_key=None):
+    """Stable order of rows by (query, key[, tie_key]): equal keys keep input order.
+
+    Two stable argsorts beat ``np.lexsort`` by about 2x: a float sort, then a sort of the
+    query codes, which numpy does by radix sort for 8- and 16-bit integers.
+    """
+    if tie_key is None:
+        order = np.argsort(key, kind="stable")
+    else:
+        order = np.lexsort((tie_key, key))
+    codes = query[order]
+    if n_queries <= np.iinfo(np.uint16).max:
+        codes = codes.astype(np.uint16)
+    elif n_queries <= np.iinfo(np.int32).max:
+        codes = codes.astype(np.int32)
+    return order[np.argsort(codes, kind="stable")]
+
+
+# --------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------
 class GroupedStructure:
     """The grouped rows sorted once by (query, decreasing score), with their tie blocks."""
 
@@ -123,7 +143,7 @@ class GroupedStructure:
         self.counts = np.bincount(data.query, minlength=n_q)
         self.qstart = np.cumsum(self.counts) - self.counts
         # Stable: equal scores keep input order, which is the ordinal policy's tie rule.
-        self.order = np.lexsort((-data.score, data.query))
+        self.order = sort_rows(data.query, -data.score, n_q)
         self.q = data.query[self.order]
         self.pos = np.arange(self.q.size) - self.qstart[self.q]
         sc = data.score[self.order]
@@ -171,7 +191,7 @@ class GroupedStructure:
         else:
             d = self.data
             rel_key = -d.rel if ties == "optimistic" else d.rel
-            order = np.lexsort((rel_key, -d.score, d.query))
+            order = sort_rows(d.query, -d.score, d.n_queries, tie_key=rel_key)
         q = self.data.query[order]
         pos = np.arange(q.size) - self.qstart[q]
         g = self.gains[order]
