@@ -1,0 +1,146 @@
+"""The command line through a real subprocess."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sklearn_rank import evaluate
+from sklearn_rank.io import evaluate_trec
+
+CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "trec_eval"
+needs_conformance = pytest.mark.skipif(
+    not (CONFORMANCE / "qrels.test").exists(),
+    reason=f"trec_eval conformance data not found at {CONFORMANCE} (it lives in the project's shared/ folder)",
+)
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "sklearn_rank.cli", *map(str, args)], capture_output=True,
+                          text=True, timeout=300, cwd=cwd)
+
+
+def test_console_script_and_module_entry_point_agree(tmp_path):
+    qrels, run = _tiny_trec(tmp_path)
+    a = run_cli("evaluate", qrels, run, "--format", "json")
+    b = subprocess.run([sys.executable, "-m", "sklearn_rank", "evaluate", str(qrels), str(run), "--format", "json"],
+                       capture_output=True, text=True, timeout=300)
+    assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
+    assert json.loads(a.stdout) == json.loads(b.stdout)
+
+
+def _tiny_trec(tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 x 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3.0 r\nq1 Q0 b 2 2.0 r\nq2 Q0 y 1 5.0 r\nq2 Q0 x 2 4.0 r\n")
+    return qrels, run
+
+
+def test_evaluate_trec_json_full_precision_matches_api(tmp_path):
+    qrels, run = _tiny_trec(tmp_path)
+    out = run_cli("evaluate", qrels, run, "-m", "map", "mrr", "ndcg", "--format", "json", "--per-query")
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    report = evaluate_trec(qrels, run, metrics=["map", "mrr", "ndcg"])
+    assert payload["summary"] == report.summary  # exact: json carries every digit
+    assert payload["per_query"]["qid"] == ["q1", "q2"]
+    # q1: a (rel 1) at 1, c (rel 2) unretrieved -> AP = 1/2; q2: x at rank 2 -> AP = RR = 1/2
+    assert payload["summary"]["map"] == 0.5 and payload["summary"]["mrr"] == 0.75
+
+
+@needs_conformance
+def test_evaluate_trec_eval_regression_files(tmp_path):
+    out = run_cli("evaluate", CONFORMANCE / "qrels.test", CONFORMANCE / "results.trunc", "-m", "map", "P@10",
+                  "--missing", "zero", "--per-query", "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    rows = {line.split(",")[0]: line.split(",")[1:] for line in out.stdout.strip().splitlines()[1:]}
+    expected = {}
+    for line in (CONFORMANCE / "out.test.aqc").read_text().splitlines():
+        measure, topic, value = line.split()
+        if measure in ("map", "P_10"):
+            expected[(measure, topic)] = float(value)
+    for (measure, topic), value in expected.items():
+        got = float(rows[topic][0 if measure == "map" else 1])
+        assert got == pytest.approx(value, abs=5e-5), (measure, topic)
+
+
+def test_evaluate_table_csv_and_output_file(tmp_path):
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(5), 6)
+    label = rng.integers(0, 3, qid.size)
+    label[::6] = 1
+    score = rng.random(qid.size).round(1)
+    exclude = np.zeros(qid.size, dtype=bool)
+    exclude[(label == 0) & (rng.random(qid.size) < 0.3)] = True
+    table = tmp_path / "t.csv"
+    lines = ["query,s,y,filtered"] + [f"{q},{s},{y},{str(e).lower()}" for q, s, y, e in zip(qid, score, label, exclude)]
+    table.write_text("\n".join(lines) + "\n")
+    out_file = tmp_path / "out.json"
+    out = run_cli("evaluate", table, "--qid", "query", "--score", "s", "--label", "y", "--exclude-col", "filtered",
+                  "-m", "mrr", "ndcg@3", "--format", "json", "-o", out_file)
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out_file.read_text())
+    expected = evaluate(label, score, qid=qid.astype(str), exclude=exclude, metrics=["mrr", "ndcg@3"])
+    assert payload["summary"] == pytest.approx(expected.summary, rel=1e-15)
+
+
+def _expect_error(out, *fragments):
+    assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    for fragment in fragments:
+        assert fragment in out.stderr, (fragment, out.stderr)
+
+
+@pytest.mark.parametrize("run_text, fragments", [
+    ("q1 Q0 a 1 3.0\n", ["run:1", "6 columns"]),
+    ("q1 Q0 a 1 3.0 r\nq1 Q0 b 2 high r\n", ["run:2", "score must be a number", "'high'"]),
+    ("q1 Q0 a 1 3.0 r\nq1 Q0 a 2 1.0 r\n", ["run:2", "duplicate"]),
+    ("", ["run", "empty"]),
+    ("# only a comment\n", ["run", "empty"]),
+])
+def test_malformed_run_files(tmp_path, run_text, fragments):
+    qrels, _ = _tiny_trec(tmp_path)
+    bad = tmp_path / "run"
+    bad.write_text(run_text)
+    out_file = tmp_path / "result.txt"
+    out = run_cli("evaluate", qrels, bad, "-o", out_file)
+    _expect_error(out, *fragments)
+    assert not out_file.exists()
+    assert not list(tmp_path.glob(".sklearn-rank-*"))
+
+
+@pytest.mark.parametrize("qrels_text, fragments", [
+    ("q1 0 a\n", ["qrels:1", "4 columns"]),
+    ("q1 0 a 1\nq1 0 b yes\n", ["qrels:2", "integer"]),
+    ("q1 0 a 1\nq1 0 a 0\n", ["qrels:2", "duplicate"]),
+    ("", ["qrels", "empty"]),
+])
+def test_malformed_qrels_files(tmp_path, qrels_text, fragments):
+    _, run = _tiny_trec(tmp_path)
+    bad = tmp_path / "qrels"
+    bad.write_text(qrels_text)
+    _expect_error(run_cli("evaluate", bad, run), *fragments)
+
+
+def test_malformed_tables(tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text("q,s,y\n1,0.5,1\n1,oops,0\n")
+    _expect_error(run_cli("evaluate", table, "--qid", "q", "--score", "s", "--label", "y"), "t.csv:3", "'oops'")
+    table.write_text("q,s,y\n1,0.5,1\n1,0.2\n")
+    _expect_error(run_cli("evaluate", table, "--qid", "q", "--score", "s", "--label", "y"), "t.csv:3", "columns")
+    table.write_text("q,s,y\n1,0.5,1\n")
+    _expect_error(run_cli("evaluate", table, "--qid", "q", "--score", "nope", "--label", "y"), "t.csv:1", "'nope'")
+    _expect_error(run_cli("evaluate", table, "--score", "s", "--label", "y"), "--qid")
+
+
+def test_unknown_metric_and_bad_usage(tmp_path):
+    qrels, run = _tiny_trec(tmp_path)
+    _expect_error(run_cli("evaluate", qrels, run, "-m", "ndgc@10"), "Unknown metric", "ndcg@10")
+    _expect_error(run_cli("evaluate", qrels, run, "--ties", "random"), "--ties")
+    _expect_error(run_cli("evaluate", qrels, tmp_path / "missing"), "missing")
+    _expect_error(run_cli("frobnicate"), "invalid choice")
