@@ -92,7 +92,7 @@ def _check_finite(values, name, where=""):
 def _check_relevance(rel, name="y_true"):
     _check_finite(rel, name)
     if rel.size and rel.min() < 0:
-        raise ValueError(f"`{name}` must be non-negative relevance values. Got minimum {rel.min()!r} instead.")
+        raise ValueError(f"`{name}` must be non-negative relevance values. Got minimum {float(rel.min())!r} instead.")
 
 
 def _query_codes(qid, n_rows):
@@ -100,7 +100,8 @@ def _query_codes(qid, n_rows):
     if qid.ndim != 1 or qid.shape[0] != n_rows:
         raise ValueError(f"`qid` must be 1-D with one query id per row ({n_rows}). Got shape {qid.shape} instead.")
     if qid.dtype.kind == "f" and np.isnan(qid).any():
-        raise ValueError(f"`qid` must not contain NaN. Got {int(np.isnan(qid).sum())} NaN query ids instead.")
+        n_nan = int(np.isnan(qid).sum())
+        raise ValueError(f"`qid` must not contain NaN. Got {n_nan} NaN query id{'s' if n_nan > 1 else ''} instead.")
     if qid.dtype == object:
         if any(v is None or (isinstance(v, float) and v != v) for v in qid):
             raise ValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
@@ -118,7 +119,7 @@ def _weights_per_row(sample_weight, n):
         raise ValueError(f"`sample_weight` must have one weight per query ({n}). Got {w.shape[0]} instead.")
     _check_finite(w, "sample_weight")
     if (w < 0).any():
-        raise ValueError(f"`sample_weight` must be non-negative. Got minimum {w.min()!r} instead.")
+        raise ValueError(f"`sample_weight` must be non-negative. Got minimum {float(w.min())!r} instead.")
     return w
 
 

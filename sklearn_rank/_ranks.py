@@ -211,18 +211,16 @@ class GroupedStructure:
         rho = start[bid] + (size[bid] - self.block_rel[bid]) / 2 + j
         r = self.rel_s
         binary = Blocks(self.q[r], rho[r] - 1, np.ones(int(r.sum())), np.ones(int(r.sum())), self.gain_s[r])
-        # DCG: an item's position is the mean of its positions when the block is sorted
-        # by decreasing and by increasing relevance.
-        rel_sorted = self.data.rel[self.order]
-        n = bid.size
-        idx_in_block = np.empty(n)
-        best = np.lexsort((-rel_sorted, bid))
-        idx_in_block[best] = np.arange(n) - first[bid[best]]
-        worst = np.lexsort((rel_sorted, bid))
-        idx_worst = np.empty(n)
-        idx_worst[worst] = np.arange(n) - first[bid[worst]]
-        rho_gain = start[bid] + 1 + (idx_in_block + idx_worst) / 2
-        g = self.gain_s > 0
+        # DCG: the same rule with the gain items in place of the relevant ones. The tied items
+        # without gain are split half before and half after them; the gain items keep their best
+        # order, so the value stays between the optimistic and the pessimistic one.
+        has_gain = self.gain_s > 0
+        by_gain = np.lexsort((-self.gain_s, bid))
+        j_gain = np.empty(bid.size)
+        j_gain[by_gain] = np.arange(bid.size) - first[bid[by_gain]] + 1
+        n_gain = np.bincount(bid, weights=has_gain)
+        rho_gain = start[bid] + (size[bid] - n_gain[bid]) / 2 + j_gain
+        g = has_gain
         gain_blocks = Blocks(self.q[g], rho_gain[g] - 1, np.ones(int(g.sum())),
                              self.rel_s[g].astype(np.float64), self.gain_s[g])
         return binary, gain_blocks

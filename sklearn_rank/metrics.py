@@ -278,7 +278,7 @@ def evaluate_ranks(ranks, *, num_candidates=None, metrics=("mrr", "hits@10"), ti
         if n == 0:
             raise ValueError("`ranks` must not be empty. Got 0 ranks instead.")
         if not np.isfinite(values).all() or (values < 1).any():
-            raise ValueError(f"`ranks` must be finite and >= 1 (ranks are 1-based). Got minimum {values.min()!r} "
+            raise ValueError(f"`ranks` must be finite and >= 1 (ranks are 1-based). Got minimum {float(values.min())!r} "
                              "instead.")
         dist = RankDistribution.point(values)
         n_cand = None if num_candidates is None else _positive_ints(num_candidates, n, "num_candidates")
