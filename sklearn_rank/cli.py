@@ -289,38 +289,28 @@ def _run_compare(args):
 
 
 def _format_comparison(table, metric, reports, fmt):
-    rows = list(table)
+    records = table.to_records()
     means = {name: float(np.nanmean(r.per_query[metric])) for name, r in reports.items()}
     if fmt == "json":
-        return json.dumps({"metric": metric, "means": means,
-                           "comparisons": [{k: _jsonable(v) for k, v in _row_dict(r).items()} for r in rows]},
+        return json.dumps({"metric": metric, "means": means, "correction": table.correction,
+                           "comparisons": [{k: _jsonable(v) for k, v in r.items()} for r in records]},
                           indent=2) + "\n"
-    header = ["a", "b", "test", "statistic", "pvalue", "pvalue_adjusted", "estimate", "effect_size"]
+    columns = ["a", "b", "test", "n_a", "n_b", "statistic", "pvalue", "pvalue_adjusted", "estimate",
+               "effect_size", "wins", "ties", "losses"]
     if fmt == "csv":
-        lines = [",".join(header)]
-        for r in rows:
-            d = _row_dict(r)
-            lines.append(",".join(str(d.get(h, "")) for h in header))
+        lines = [",".join(columns)]
+        lines += [",".join(repr(r[c]) if isinstance(r[c], float) else str(r[c]) for c in columns) for r in records]
         return "\n".join(lines) + "\n"
-    lines = [f"{metric}: " + ", ".join(f"{n} {m:.4f}" for n, m in means.items())]
-    lines.append(f"{'a':<12} {'b':<12} {'test':<13} {'p-value':>9} {'adjusted':>9} {'estimate':>9} {'effect':>8}")
-    for r in rows:
-        d = _row_dict(r)
-        lines.append(f"{str(d['a']):<12} {str(d['b']):<12} {str(d['test']):<13} {d['pvalue']:>9.4g} "
-                     f"{d['pvalue_adjusted']:>9.4g} {d['estimate']:>9.4f} {d['effect_size']:>8.4f}")
+    lines = [f"{metric} (mean over queries): " + ", ".join(f"{n} {m:.4f}" for n, m in means.items())]
+    lines.append(f"{'a':<14} {'b':<14} {'test':<13} {'p-value':>9} {'adjusted':>9} {'estimate':>9} "
+                 f"{'effect':>8}  win/tie/loss")
+    for r in records:
+        lines.append(f"{str(r['a']):<14} {str(r['b']):<14} {r['test']:<13} {r['pvalue']:>9.4g} "
+                     f"{r['pvalue_adjusted']:>9.4g} {r['estimate']:>9.4f} {r['effect_size']:>8.4f}  "
+                     f"{r['wins']}/{r['ties']}/{r['losses']}")
+    lines.append(f"(p-values adjusted with {table.correction or 'no correction'}; effect: "
+                 f"{records[0]['effect_size_name'] if records else ''})")
     return "\n".join(lines) + "\n"
-
-
-def _row_dict(row):
-    if isinstance(row, dict):
-        return row
-    if hasattr(row, "_asdict"):
-        return row._asdict()
-    from dataclasses import asdict, is_dataclass
-
-    if is_dataclass(row):
-        return asdict(row)
-    return dict(vars(row))
 
 
 def _run_demo(args):

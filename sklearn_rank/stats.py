@@ -450,6 +450,15 @@ class ComparisonTable(Sequence):
     def __len__(self):
         return len(self._rows)
 
+    def to_records(self):
+        """The table as a list of dicts, one per comparison (the columns of :meth:`to_frame`).
+
+        Returns
+        -------
+        records : list of dict
+        """
+        return list(self._records())
+
     def _records(self):
         for row in self._rows:
             result = row.result

@@ -144,3 +144,68 @@ def test_unknown_metric_and_bad_usage(tmp_path):
     _expect_error(run_cli("evaluate", qrels, run, "--ties", "random"), "--ties")
     _expect_error(run_cli("evaluate", qrels, tmp_path / "missing"), "missing")
     _expect_error(run_cli("frobnicate"), "invalid choice")
+
+
+def _two_runs(tmp_path, n_queries=12):
+    rng = np.random.default_rng(5)
+    qrels_lines, run_a, run_b = [], [], []
+    for q in range(n_queries):
+        for d in range(8):
+            qrels_lines.append(f"q{q} 0 d{d} {int(d < 2)}")
+            good = (8 - d) + rng.normal(0, 1.0)  # relevant docs d0, d1 score higher in run A
+            run_a.append(f"q{q} Q0 d{d} 0 {good:.6f} A")
+            run_b.append(f"q{q} Q0 d{d} 0 {rng.normal():.6f} B")
+    paths = [tmp_path / "qrels", tmp_path / "a.run", tmp_path / "b.run"]
+    for path, lines in zip(paths, (qrels_lines, run_a, run_b)):
+        path.write_text("\n".join(lines) + "\n")
+    return paths
+
+
+def test_compare_runs_json_matches_stats_api(tmp_path):
+    from sklearn_rank.stats import compare
+
+    qrels, a, b = _two_runs(tmp_path)
+    out = run_cli("compare", qrels, a, b, "-m", "map", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    (row,) = payload["comparisons"]
+    assert (row["a"], row["b"], row["test"]) == ("A", "B", "wilcoxon")
+    ra = evaluate_trec(qrels, a, metrics=["map"], missing="zero")
+    rb = evaluate_trec(qrels, b, metrics=["map"], missing="zero")
+    expected = compare(ra, rb, metric="map", test="wilcoxon")
+    assert row["pvalue"] == pytest.approx(expected.pvalue, rel=1e-12)
+    assert row["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+    assert row["wins"] + row["ties"] + row["losses"] == 12
+    assert payload["means"]["A"] == pytest.approx(ra.summary["map"], rel=1e-12)
+
+
+def test_compare_table_groups_mann_whitney(tmp_path):
+    from scipy.stats import mannwhitneyu
+
+    rng = np.random.default_rng(2)
+    rows = ["dataset,q,s,y"]
+    for group, signal in (("cora", 2.0), ("citeseer", 0.0)):
+        for q in range(15):
+            for d in range(6):
+                y = int(d == 0)
+                rows.append(f"{group},{group}-{q},{signal * y + rng.normal():.6f},{y}")
+    table = tmp_path / "influence.csv"
+    table.write_text("\n".join(rows) + "\n")
+    out = run_cli("compare", table, "--group", "dataset", "--qid", "q", "--score", "s", "--label", "y",
+                  "-m", "mrr", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)["comparisons"]
+    assert row["test"] == "mannwhitneyu"
+    per_group = {}
+    for group in ("citeseer", "cora"):
+        lines = [line.split(",") for line in rows[1:] if line.startswith(group + ",")]
+        per_group[group] = evaluate(np.array([float(x[3]) for x in lines]), np.array([float(x[2]) for x in lines]),
+                                    qid=[x[1] for x in lines], metrics=["mrr"]).per_query["mrr"]
+    expected = mannwhitneyu(per_group[row["a"]], per_group[row["b"]], alternative="two-sided")
+    assert row["pvalue"] == pytest.approx(expected.pvalue, rel=1e-12)
+
+
+def test_compare_bad_usage(tmp_path):
+    qrels, a, _ = _two_runs(tmp_path)
+    _expect_error(run_cli("compare", qrels, a), "compare takes")
+    _expect_error(run_cli("compare", qrels, a, a, "--correction", "sidak"), "--correction")
