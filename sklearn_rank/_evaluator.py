@@ -1,0 +1,453 @@
+"""RankingEvaluator: a meta-estimator whose ``score`` is a ranking metric."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+
+import numpy as np
+from sklearn import get_config
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.utils import _safe_indexing
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
+                      parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
+from .metrics import evaluate
+
+__all__ = ["RankingEvaluator"]
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # pragma: no cover - scikit-learn 1.4 and 1.5
+    _validate_data = None
+
+_HAS_SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
+_DEFAULT_REPORT_METRICS = ("mrr", "map", "ndcg@10")
+
+
+def _check_features(estimator, X, *, reset):
+    """Record or check n_features_in_ and feature_names_in_ without converting X."""
+    if _validate_data is not None:
+        validate_data_kwargs = {"reset": reset, "skip_check_array": True}
+        return _validate_data(estimator, X, **validate_data_kwargs)
+    return estimator._validate_data(X, reset=reset, cast_to_ndarray=False)  # pragma: no cover
+
+
+def _routing_enabled():
+    return get_config().get("enable_metadata_routing", False)
+
+
+def _estimator_has(attr):
+    """The fitted estimator, or else the unfitted one, has ``attr``."""
+
+    def check(self):
+        if hasattr(self, "estimator_"):
+            return hasattr(self.estimator_, attr)
+        return hasattr(self.estimator, attr)
+
+    return check
+
+
+def _query_parameter(estimator):
+    """How a ranker takes query information in fit: "qid" (XGBRanker), "group" (LGBMRanker) or None."""
+    try:
+        parameters = inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without signature
+        return None
+    if "qid" in parameters:
+        return "qid"
+    if "group" in parameters:
+        return "group"
+    return None
+
+
+def _is_row_aligned(value, n_rows):
+    if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
+        return False
+    shape = getattr(value, "shape", None)
+    if shape is None:
+        return False  # lists (eval_set, callbacks, ...) are left alone
+    return len(shape) >= 1 and shape[0] == n_rows
+
+
+class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
+    """Wrap a regressor, classifier or ranker; its ``score`` is a ranking metric.
+
+    ``RankingEvaluator`` puts any estimator into scikit-learn's model selection
+    with a ranking metric as its score: :func:`~sklearn.model_selection.cross_val_score`
+    and :class:`~sklearn.model_selection.GridSearchCV` use ``score`` when no
+    ``scoring`` is given. It
+
+    - strips the query-id column ``qid`` from X before the wrapped estimator
+      sees it, and reads the query ids from it;
+    - forwards query information to rankers that need it in ``fit``: a
+      ``qid`` array to estimators whose ``fit`` takes ``qid`` (XGBRanker), or
+      ``group`` sizes to those whose ``fit`` takes ``group`` (LGBMRanker),
+      with the rows (and row-aligned fit parameters such as ``sample_weight``)
+      sorted by query, as these libraries require;
+    - delegates ``predict``, ``predict_proba``, ``predict_log_proba`` and
+      ``decision_function`` (each present only when the wrapped estimator has
+      it), ``classes_`` and the estimator tags;
+    - exposes nested parameters for search (``estimator__max_depth``).
+
+    The layout follows the wrapped estimator and ``y``, exactly as in
+    :func:`make_ranking_scorer`: grouped rows for regressors and rankers,
+    label-index (rank of the true class among ``classes_``) for classifiers,
+    relevance matrix for a 2-D ``y``.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        The regressor, classifier or ranker to fit and evaluate.
+    metric : str, default="ndcg@10"
+        Metric of the registry returned by :meth:`score`.
+    qid : str, int or None, default="qid"
+        The query-id column of X: a column name (DataFrames) or a column index
+        (arrays and DataFrames). ``qid=None`` declares that X has no query-id
+        column: query ids then come only from the ``qid`` argument of
+        :meth:`fit` and :meth:`score` (or metadata routing), and **without
+        them all rows form one single query** — a choice made explicitly by
+        setting ``qid=None``. With a column name or index, grouped rows
+        without query ids raise an error.
+    ties, gain, relevance_level, no_relevant, targets
+        Engine options of :func:`sklearn_rank.evaluate` (defaults
+        ``"expected"``, ``"linear"``, None, ``"skip"``, ``"first"``). They are
+        explicit parameters, rather than ``**params``, so that ``get_params``,
+        ``clone`` and searches see them (``ties`` can be searched over).
+
+    Attributes
+    ----------
+    estimator_ : estimator object
+        The fitted clone of ``estimator``.
+    classes_ : ndarray of shape (n_classes,)
+        The wrapped classifier's classes (only for classifiers).
+    n_features_in_ : int
+        Number of columns of X seen in ``fit``, the query-id column included.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of X seen in ``fit``, when X is a DataFrame with string
+        column names.
+
+    Notes
+    -----
+    :meth:`score` returns the metric for higher-is-better metrics and its
+    negation for lower-is-better ones (``"mr"``, ``"gmr"``, ...), as
+    :meth:`sklearn.cluster.KMeans.score` negates its objective: searches
+    maximise ``score``. :meth:`evaluate` returns the metrics themselves.
+
+    Because ``score`` is a ranking metric, not R², the evaluator of a
+    regressor sets the ``poor_score`` regressor tag: scikit-learn's common
+    checks compare ``score`` with an R² threshold, on targets that are not
+    relevance grades (some are negative), which does not apply here. All
+    other tags are the wrapped estimator's.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from sklearn_rank._evaluator import RankingEvaluator
+    >>> X = pd.DataFrame({"qid": [1, 1, 1, 2, 2, 2],
+    ...                   "feature": [0.9, 0.1, 0.4, 0.2, 0.8, 0.3]})
+    >>> y = [2, 0, 1, 0, 1, 0]
+    >>> model = RankingEvaluator(LinearRegression(), metric="mrr").fit(X, y)
+    >>> model.estimator_.n_features_in_  # the qid column was stripped
+    1
+    >>> model.score(X, y)
+    1.0
+    >>> model.evaluate(X, y)
+    RankingReport(n_queries=2, n_skipped=0, ties='expected')
+      mrr      1.0000
+      map      1.0000
+      ndcg@10  1.0000
+    """
+
+    # The evaluator consumes query ids itself, in fit and in score.
+    __metadata_request__fit = {"qid": True}
+    __metadata_request__score = {"qid": True}
+
+    def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties="expected", gain="linear",
+                 relevance_level=None, no_relevant="skip", targets="first"):
+        self.estimator = estimator
+        self.metric = metric
+        self.qid = qid
+        self.ties = ties
+        self.gain = gain
+        self.relevance_level = relevance_level
+        self.no_relevant = no_relevant
+        self.targets = targets
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def _metric_params(self):
+        return check_metric_params({"ties": self.ties, "gain": self.gain, "relevance_level": self.relevance_level,
+                                    "no_relevant": self.no_relevant, "targets": self.targets})
+
+    def _split_query(self, X, qid):
+        """Return (query ids or None, X without the query-id column)."""
+        spec = check_qid_spec(self.qid)
+        if isinstance(spec, int):
+            X = as_2d(X)
+        position = qid_column_position(X, spec)
+        query = None
+        if position is not None:
+            query = read_qid_column(X, position)
+            X = drop_column(X, position)
+        if qid is not None:
+            query = np.asarray(qid)
+        return query, X
+
+    def _missing_qid(self, X):
+        return describe_missing_qid("RankingEvaluator", self.qid, X,
+                                    extra=" Or set qid=None to declare that all rows of X form one query.")
+
+    # ---- fit and delegation -----------------------------------------------------------------
+
+    def fit(self, X, y, *, qid=None, **fit_params):
+        """Fit a clone of the wrapped estimator on X without its query-id column.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Training data, possibly with the query-id column.
+        y : array-like of shape (n_rows,) or (n_rows, n_labels)
+            Relevance per row, class labels, or a relevance matrix.
+        qid : array-like of shape (n_rows,), default=None
+            Query ids; they win over the query-id column of X.
+        **fit_params : dict
+            Passed to the wrapped estimator's ``fit`` (with metadata routing:
+            those it requests).
+
+        Returns
+        -------
+        self : RankingEvaluator
+        """
+        parse_scoring_name(self.metric)
+        self._metric_params()
+        _check_features(self, X, reset=True)
+        query, X_inner = self._split_query(X, qid)
+        if _routing_enabled():
+            inner_params = dict(process_routing(self, "fit", **fit_params).estimator.fit)
+        else:
+            inner_params = dict(fit_params)
+        estimator = clone(self.estimator)
+        mode = _query_parameter(estimator)
+        if mode is not None:
+            X_inner, y, inner_params = self._ranker_inputs(X_inner, y, query, mode, inner_params)
+        estimator.fit(X_inner, y, **inner_params)
+        self.estimator_ = estimator
+        return self
+
+    def _ranker_inputs(self, X, y, query, mode, params):
+        """Sort rows by query and add the ranker's query argument."""
+        for name in ("qid", "group"):
+            if params.get(name) is not None:
+                raise ValueError(f"RankingEvaluator passes the query information to the ranker itself: give query "
+                                 f"ids through its `qid` column or fit(..., qid=...). Got fit parameter {name!r} "
+                                 "instead.")
+            params.pop(name, None)
+        n_rows = len(y) if query is None else len(query)
+        if query is None:
+            if self.qid is not None:
+                raise ValueError(self._missing_qid(X))
+            query = np.zeros(n_rows, dtype=np.intp)
+        _, codes = np.unique(query, return_inverse=True)
+        codes = codes.reshape(-1)
+        if codes.shape[0] != _safe_len(y):
+            raise ValueError(f"The query ids must have one entry per row of y ({_safe_len(y)}). Got {codes.shape[0]} "
+                             "instead.")
+        order = np.argsort(codes, kind="stable")
+        X = _safe_indexing(X, order)
+        y = _safe_indexing(y, order)
+        params = {key: (_safe_indexing(value, order) if _is_row_aligned(value, n_rows) else value)
+                  for key, value in params.items()}
+        sorted_codes = codes[order]
+        if mode == "qid":
+            params["qid"] = sorted_codes
+        else:
+            params["group"] = np.bincount(sorted_codes)
+        return X, y, params
+
+    def _inner_X(self, X):
+        check_is_fitted(self)
+        if _is_2d(X):
+            # Other inputs go to the wrapped estimator as they are: it raises its usual error.
+            _check_features(self, X, reset=False)
+            return self._split_query(X, None)[1]
+        return X
+
+    def predict(self, X):
+        """Predict with the wrapped estimator on X without its query-id column.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray
+        """
+        X_inner = self._inner_X(X)
+        return self.estimator_.predict(X_inner)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities of the wrapped classifier (query-id column stripped).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_rows, n_classes)
+        """
+        X_inner = self._inner_X(X)
+        return self.estimator_.predict_proba(X_inner)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log class probabilities of the wrapped classifier (query-id column stripped).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_rows, n_classes)
+        """
+        X_inner = self._inner_X(X)
+        return self.estimator_.predict_log_proba(X_inner)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of the wrapped estimator (query-id column stripped).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+
+        Returns
+        -------
+        scores : ndarray
+        """
+        X_inner = self._inner_X(X)
+        return self.estimator_.decision_function(X_inner)
+
+    @property
+    def classes_(self):
+        """Classes of the wrapped classifier."""
+        return self.estimator_.classes_
+
+    # ---- the metric ---------------------------------------------------------------------------
+
+    def _report(self, X, y, qid, sample_weight, metrics):
+        check_is_fitted(self)
+        if _is_2d(X):
+            _check_features(self, X, reset=False)
+        query, X_inner = self._split_query(X, qid)
+        inputs = ranking_inputs(self.estimator_, X_inner, y, query, allow_single_query=self.qid is None,
+                                missing_qid_message=self._missing_qid(X))
+        return evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **self._metric_params())
+
+    def score(self, X, y, *, qid=None, sample_weight=None):
+        """The ranking metric on X (negated when lower is better).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Data, possibly with the query-id column.
+        y : array-like of shape (n_rows,) or (n_rows, n_labels)
+            Relevance per row, class labels, or a relevance matrix.
+        qid : array-like of shape (n_rows,), default=None
+            Query ids; they win over the query-id column of X.
+        sample_weight : array-like, default=None
+            One weight per query (per row, constant within a query, for grouped rows).
+
+        Returns
+        -------
+        score : float
+            ``metric``, or ``-metric`` when the metric is lower-is-better.
+        """
+        spec, sign = parse_scoring_name(self.metric)
+        report = self._report(X, y, qid, sample_weight, [spec.name])
+        return float(sign * report.summary[spec.name])
+
+    def evaluate(self, X, y, *, qid=None, sample_weight=None, metrics=None):
+        """The full report: several metrics, summary and per query.
+
+        Parameters
+        ----------
+        X, y, qid, sample_weight
+            As in :meth:`score`.
+        metrics : str or sequence of str, default=None
+            Metrics of the report; by default ``metric`` followed by
+            ``("mrr", "map", "ndcg@10")``. Values are not negated.
+
+        Returns
+        -------
+        report : RankingReport
+        """
+        if metrics is None:
+            spec, _ = parse_scoring_name(self.metric)
+            metrics = [spec.name] + [name for name in _DEFAULT_REPORT_METRICS if name != spec.name]
+        return self._report(X, y, qid, sample_weight, metrics)
+
+    # ---- scikit-learn protocols -------------------------------------------------------------
+
+    def get_metadata_routing(self):
+        """Metadata routing: the evaluator consumes ``qid``; ``fit`` routes the rest to the estimator.
+
+        Returns
+        -------
+        routing : MetadataRouter
+        """
+        return (MetadataRouter(owner=self.__class__.__name__)
+                .add_self_request(self)
+                .add(estimator=self.estimator, method_mapping=MethodMapping().add(caller="fit", callee="fit")))
+
+    if _HAS_SKLEARN_TAGS:
+
+        def __sklearn_tags__(self):
+            from sklearn.utils import get_tags
+
+            tags = super().__sklearn_tags__()
+            inner = get_tags(self.estimator)
+            tags.estimator_type = inner.estimator_type
+            tags.target_tags = copy.deepcopy(inner.target_tags)
+            tags.input_tags = copy.deepcopy(inner.input_tags)
+            tags.non_deterministic = inner.non_deterministic
+            tags.classifier_tags = copy.deepcopy(inner.classifier_tags)
+            tags.regressor_tags = copy.deepcopy(inner.regressor_tags)
+            if tags.regressor_tags is not None:
+                # score() is a ranking metric, not R²: the common checks' R² threshold (on targets that are
+                # not relevance grades, some negative) does not apply.
+                tags.regressor_tags.poor_score = True
+            return tags
+
+    else:  # pragma: no cover - scikit-learn < 1.6
+
+        @property
+        def _estimator_type(self):
+            return getattr(self.estimator, "_estimator_type", None)
+
+        def _more_tags(self):
+            tags = dict(self.estimator._get_tags()) if hasattr(self.estimator, "_get_tags") else {}
+            tags.pop("_xfail_checks", None)
+            if getattr(self.estimator, "_estimator_type", None) == "regressor":
+                tags["poor_score"] = True
+            return tags
+
+
+def _is_2d(X):
+    shape = getattr(X, "shape", None)
+    if shape is not None:
+        return len(shape) == 2
+    return isinstance(X, (list, tuple)) and np.ndim(X) == 2
+
+
+def _safe_len(y):
+    shape = getattr(y, "shape", None)
+    return shape[0] if shape is not None else len(y)

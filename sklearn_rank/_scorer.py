@@ -1,0 +1,600 @@
+"""Scorers for scikit-learn's model selection: :func:`make_ranking_scorer`, :func:`get_scorer`, :func:`make_scorers`.
+
+scikit-learn calls a scorer as ``scorer(estimator, X, y)``. A ranking metric
+also needs to know which rows form a query, and a classifier's scores must be
+read in ``estimator.classes_`` order. The scorer here works both out:
+
+- query ids come from metadata routing (the scorer requests ``qid``) or from a
+  query-id column of ``X``;
+- the layout follows the estimator and ``y`` (see :func:`make_ranking_scorer`).
+
+The metric itself is always computed by :func:`sklearn_rank.evaluate`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn import get_config
+from sklearn.utils import _safe_indexing
+from sklearn.utils.metadata_routing import (UNCHANGED, MetadataRequest, _MetadataRequester,
+                                            get_routing_for_object)
+
+from ._inputs import GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option, check_relevance_level
+from ._registry import MetricSpec, get_metric
+from .metrics import evaluate
+
+__all__ = ["make_ranking_scorer", "get_scorer", "make_scorers"]
+
+# Options of the engine that describe how a metric is computed (not the data).
+METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets")
+_METRIC_DEFAULTS = {"ties": "expected", "gain": "linear", "relevance_level": None, "no_relevant": "skip",
+                    "targets": "first"}
+
+
+# --------------------------------------------------------------------------------------
+# validation shared with RankingEvaluator
+# --------------------------------------------------------------------------------------
+
+
+def check_metric_params(params):
+    """Validate engine options (names and values); return them as a new dict."""
+    unknown = sorted(set(params) - set(METRIC_PARAMS))
+    if unknown:
+        raise TypeError(f"Unknown metric parameter(s) {unknown}; the allowed ones are {list(METRIC_PARAMS)}. "
+                        f"Got {unknown[0]!r} instead.")
+    checked = dict(params)
+    for name, allowed in (("ties", TIE_POLICIES), ("gain", GAINS), ("no_relevant", NO_RELEVANT),
+                          ("targets", TARGETS)):
+        if name in checked:
+            check_option(checked[name], name, allowed)
+    if "relevance_level" in checked:
+        check_relevance_level(checked["relevance_level"])
+    return checked
+
+
+def check_qid_spec(qid):
+    """``qid`` names the query-id column of X: a column name (str), a column index (int) or None."""
+    if qid is None or isinstance(qid, str):
+        return qid
+    if isinstance(qid, numbers.Integral) and not isinstance(qid, bool):
+        return int(qid)
+    raise TypeError("`qid` must be the name (str) or the index (int) of the query-id column of X, or None. "
+                    f"Got {qid!r} of type {type(qid).__name__} instead.")
+
+
+def parse_scoring_name(metric):
+    """Return ``(spec, sign)`` for a metric name, a ``neg_`` name or a :class:`MetricSpec`."""
+    if isinstance(metric, str):
+        text = metric.strip()
+        if text.lower().startswith("neg_"):
+            spec = get_metric(text[4:])
+            if spec.greater_is_better:
+                raise ValueError(f"The prefix 'neg_' marks a lower-is-better metric, and {spec.name!r} is "
+                                 f"higher-is-better: write {spec.name!r}. Got {metric!r} instead.")
+            return spec, -1
+    spec = get_metric(metric)
+    return spec, (1 if spec.greater_is_better else -1)
+
+
+def scorer_name(spec):
+    """The scikit-learn style name: ``neg_<name>`` for lower-is-better metrics."""
+    return spec.name if spec.greater_is_better else f"neg_{spec.name}"
+
+
+# --------------------------------------------------------------------------------------
+# the query-id column of X (shared with RankingEvaluator and QueryGroupKFold)
+# --------------------------------------------------------------------------------------
+
+
+def _n_columns(X):
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2:
+        return int(shape[1])
+    return None
+
+
+def qid_column_position(X, qid):
+    """Position of the query-id column ``qid`` in X, or None when X has no such column.
+
+    A string names a column of a DataFrame; an integer is a column index, for
+    arrays and DataFrames alike (as in :class:`~sklearn.compose.ColumnTransformer`).
+    """
+    if qid is None:
+        return None
+    if isinstance(qid, str):
+        columns = getattr(X, "columns", None)
+        if columns is None:
+            return None
+        positions = [i for i, column in enumerate(columns) if isinstance(column, str) and column == qid]
+        if len(positions) > 1:
+            raise ValueError(f"X must have one query-id column {qid!r}. Got {len(positions)} columns with that "
+                             "name instead.")
+        return positions[0] if positions else None
+    n_columns = _n_columns(X)
+    if n_columns is None:
+        return None
+    if not -n_columns <= qid < n_columns:
+        raise ValueError(f"The query-id column index `qid` must lie in [{-n_columns}, {n_columns - 1}] for X "
+                         f"with {n_columns} columns. Got {qid} instead.")
+    return qid % n_columns
+
+
+def as_2d(X):
+    """Lists of rows become arrays, so that columns can be selected."""
+    if isinstance(X, (list, tuple)):
+        return np.asarray(X)
+    return X
+
+
+def read_qid_column(X, position):
+    """The query ids held in column ``position`` of X, as a 1-D numpy array."""
+    column = _safe_indexing(X, position, axis=1)
+    if sp.issparse(column):
+        return column.toarray().ravel()
+    column = np.asarray(column)
+    return column.ravel() if column.ndim > 1 else column
+
+
+def drop_column(X, position):
+    """X without column ``position`` (arrays, sparse matrices and DataFrames)."""
+    keep = [i for i in range(_n_columns(X)) if i != position]
+    return _safe_indexing(X, keep, axis=1)
+
+
+def describe_missing_qid(owner, qid, X, extra=""):
+    """The error message for rows without query ids: it names both routes."""
+    if qid is None:
+        where = "no query-id column was declared (`qid=None`)"
+    elif isinstance(qid, str):
+        kind = "a DataFrame" if hasattr(X, "columns") else f"{type(X).__name__} without column names"
+        where = f"X is {kind} with no column named {qid!r}"
+    else:
+        where = f"X has no column {qid}"
+    return (f"{owner} needs query ids to rank the rows of X (1-D y with a regressor or ranker is the grouped-rows "
+            "layout). Give them one of two ways: (1) metadata routing: sklearn.set_config("
+            "enable_metadata_routing=True), then pass qid=... to fit, e.g. GridSearchCV(...).fit(X, y, qid=qid) or "
+            "cross_validate(..., params={'qid': qid}), which slices it per fold; or (2) a query-id column in X: "
+            "qid='qid' names a DataFrame column, qid=<int> a column index." + extra + f" Got {where} instead.")
+
+
+# --------------------------------------------------------------------------------------
+# from an estimator and y to the inputs of evaluate
+# --------------------------------------------------------------------------------------
+
+
+def _target_array(y):
+    if y is None:
+        raise ValueError("Ranking metrics need the true relevance or class of every row. Got y=None instead.")
+    to_numpy = getattr(y, "to_numpy", None)
+    y = np.asarray(to_numpy() if to_numpy is not None else y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    return y
+
+
+def _score_array(values, method):
+    if isinstance(values, list):
+        raise TypeError(f"{method} returned a list; expected an array. Got a list of {len(values)} arrays instead.")
+    return np.asarray(values)
+
+
+def _class_scores(estimator, X, classes):
+    """Scores of every class, columns in ``classes`` order (label-index layout)."""
+    n_classes = len(classes)
+    if hasattr(estimator, "decision_function"):
+        scores = _score_array(estimator.decision_function(X), "decision_function")
+        if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1 and n_classes == 2):
+            # Binary decision_function scores classes_[1]: classes_[0] gets the opposite score.
+            scores = scores.reshape(-1)
+            return np.column_stack([-scores, scores])
+        return scores
+    if hasattr(estimator, "predict_proba"):
+        return _score_array(estimator.predict_proba(X), "predict_proba")
+    raise TypeError(f"A classifier must have decision_function or predict_proba to rank its classes. "
+                    f"Got {type(estimator).__name__} with neither instead.")
+
+
+def _positive_class_scores(estimator, X, classes):
+    """One score per row for a classifier in the grouped layout (relevance = class label)."""
+    classes = np.asarray(classes)
+    if len(classes) == 2:
+        if hasattr(estimator, "decision_function"):
+            return np.asarray(estimator.decision_function(X)).reshape(-1)
+        return np.asarray(estimator.predict_proba(X))[:, 1]
+    if len(classes) > 2 and classes.dtype.kind in "iuf" and hasattr(estimator, "predict_proba"):
+        # Graded relevance classes: rank by the expected grade.
+        return np.asarray(estimator.predict_proba(X)) @ classes.astype(np.float64)
+    raise TypeError("A classifier used with query ids needs two classes, or numeric graded classes and "
+                    f"predict_proba. Got classes {classes.tolist()[:10]} instead.")
+
+
+def _multilabel_scores(estimator, X, classes, n_outputs):
+    """Relevance-matrix layout: one column of scores per output."""
+    if classes is None:
+        scores = np.asarray(estimator.predict(X))
+    elif hasattr(estimator, "decision_function"):
+        scores = np.asarray(estimator.decision_function(X))
+    elif hasattr(estimator, "predict_proba"):
+        proba = estimator.predict_proba(X)
+        if isinstance(proba, list):
+            # One (n_rows, n_classes_k) array per output, in the order of classes_[k].
+            columns = []
+            for output_classes, output_proba in zip(classes, proba):
+                output_classes = np.asarray(output_classes)
+                positive = np.flatnonzero(output_classes == 1)
+                if positive.size:
+                    columns.append(np.asarray(output_proba)[:, positive[0]])
+                else:  # the label was never set in the training rows
+                    columns.append(np.zeros(np.asarray(output_proba).shape[0]))
+            scores = np.column_stack(columns)
+        else:
+            scores = np.asarray(proba)
+    else:
+        raise TypeError("A multilabel classifier must have decision_function or predict_proba. "
+                        f"Got {type(estimator).__name__} with neither instead.")
+    if scores.ndim != 2 or scores.shape[1] != n_outputs:
+        raise ValueError(f"The estimator's scores must have one column per column of y ({n_outputs}). "
+                         f"Got shape {scores.shape} instead.")
+    return scores
+
+
+def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_message):
+    """Turn a fitted estimator, X and y into the keyword arguments of :func:`evaluate`.
+
+    - 2-D y (multilabel indicator or graded relevance matrix): relevance-matrix layout;
+    - a classifier (``classes_``) without query ids: label-index layout with
+      ``labels=estimator.classes_``;
+    - otherwise grouped rows with ``qid=query`` (one query only when
+      ``allow_single_query``).
+    """
+    y_true = _target_array(y)
+    classes = getattr(estimator, "classes_", None)
+    if y_true.ndim == 2:
+        if query is not None:
+            raise ValueError("Query ids are for 1-D y (grouped rows); a 2-D y is a relevance matrix whose rows are "
+                             f"the queries. Got query ids with y of shape {y_true.shape} instead.")
+        return {"y_true": y_true, "y_score": _multilabel_scores(estimator, X, classes, y_true.shape[1])}
+    if y_true.ndim != 1:
+        raise ValueError(f"y must be 1-D (relevance or class per row) or 2-D (relevance matrix). "
+                         f"Got shape {y_true.shape} instead.")
+    if classes is not None and query is None:
+        classes = np.asarray(classes)
+        if classes.ndim != 1:
+            raise ValueError(f"A 1-D y needs a single-output classifier. Got classes_ of shape {classes.shape} "
+                             "instead.")
+        unseen = ~np.isin(y_true, classes)
+        if unseen.any():
+            raise ValueError("y holds class labels that the estimator did not see in fit (estimator.classes_), so "
+                             "their rank is undefined; make sure every class is in every training fold (e.g. a "
+                             f"stratified split). Got {np.unique(y_true[unseen])[:5].tolist()} instead.")
+        return {"y_true": y_true, "y_score": _class_scores(estimator, X, classes), "labels": classes}
+    if query is None and not allow_single_query:
+        raise ValueError(missing_qid_message)
+    if classes is not None:
+        y_score = _positive_class_scores(estimator, X, classes)
+    else:
+        y_score = np.asarray(estimator.predict(X))
+        if y_score.ndim == 2 and y_score.shape[1] == 1:
+            y_score = y_score.ravel()
+    return {"y_true": y_true, "y_score": y_score, "qid": query}
+
+
+# --------------------------------------------------------------------------------------
+# the scorer
+# --------------------------------------------------------------------------------------
+
+
+def _metadata_owner(obj):
+    # scikit-learn >= 1.8 formats the owner with its _routing_repr; older versions print it.
+    return repr(obj)
+
+
+class RankingScorer(_MetadataRequester):
+    """A scorer ``scorer(estimator, X, y, *, qid=None, sample_weight=None)`` for one ranking metric.
+
+    Build it with :func:`make_ranking_scorer`, :func:`get_scorer` or
+    :func:`make_scorers`; see :func:`make_ranking_scorer` for how it reads the
+    layout. Lower-is-better metrics are negated, so that greater is always
+    better, and their :attr:`name` reads ``neg_<metric>``.
+
+    Attributes
+    ----------
+    name : str
+        ``"ndcg@10"``, or ``"neg_mr"`` for a lower-is-better metric.
+    metric : str
+        Canonical name of the metric.
+    greater_is_better : bool
+        Direction of the metric (the score is always greater-is-better).
+    qid : str, int or None
+        The query-id column of X.
+    params : dict
+        Engine options passed to :func:`sklearn_rank.evaluate`.
+    """
+
+    def __init__(self, spec, sign, qid, params):
+        self._spec = spec
+        self._sign = sign
+        self.qid = qid
+        self.params = params
+
+    @property
+    def name(self):
+        return scorer_name(self._spec) if self._sign < 0 else self._spec.name
+
+    @property
+    def metric(self):
+        return self._spec.name
+
+    @property
+    def greater_is_better(self):
+        return self._spec.greater_is_better
+
+    def __call__(self, estimator, X, y_true, *, qid=None, sample_weight=None):
+        """Evaluate the metric on the fitted ``estimator``'s scores of ``X``.
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Regressor, ranker, classifier or multilabel classifier.
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Passed as is to the estimator; may hold the query-id column.
+        y_true : array-like of shape (n_rows,) or (n_rows, n_labels)
+            Relevance per row, class labels, or a relevance matrix.
+        qid : array-like of shape (n_rows,), default=None
+            Query ids (routed metadata); when given, they win over the column of X.
+        sample_weight : array-like of shape (n_rows,), default=None
+            One weight per query (per row, constant within a query, in the
+            grouped layout).
+
+        Returns
+        -------
+        score : float
+            The metric, negated when lower is better.
+        """
+        query = None
+        if qid is not None:
+            query = np.asarray(qid)
+        else:
+            X_cols = as_2d(X) if isinstance(self.qid, int) else X
+            position = qid_column_position(X_cols, self.qid)
+            if position is not None:
+                query = read_qid_column(X_cols, position)
+        inputs = ranking_inputs(estimator, X, y_true, query, allow_single_query=False,
+                                missing_qid_message=describe_missing_qid(repr(self), self.qid, X))
+        report = evaluate(**inputs, metrics=[self._spec.name], sample_weight=sample_weight, **self.params)
+        return float(self._sign * report.summary[self._spec.name])
+
+    # ---- scikit-learn integration -----------------------------------------------------
+
+    def _accept_sample_weight(self):
+        # Read by scikit-learn >= 1.7 (_MultimetricScorer, BaseSearchCV) when routing is off.
+        return True
+
+    def _routing_repr(self):
+        return repr(self)
+
+    def _get_metadata_request(self):
+        if hasattr(self, "_metadata_request"):
+            return get_routing_for_object(self._metadata_request)
+        requests = MetadataRequest(owner=_metadata_owner(self))
+        requests.score.add_request(param="qid", alias=True)
+        requests.score.add_request(param="sample_weight", alias=None)
+        return requests
+
+    def set_score_request(self, *, qid=UNCHANGED, sample_weight=UNCHANGED):
+        """Set which routed metadata the scorer receives (metadata routing only).
+
+        ``qid`` is requested by default; pass a string to read it under another
+        name (an alias), or False to stop requesting it.
+
+        Parameters
+        ----------
+        qid : bool, None, str, default=UNCHANGED
+            Request for the query ids.
+        sample_weight : bool, None, str, default=UNCHANGED
+            Request for the per-query sample weights.
+
+        Returns
+        -------
+        self : RankingScorer
+        """
+        if not get_config().get("enable_metadata_routing", False):
+            raise RuntimeError("set_score_request is only available when metadata routing is enabled: "
+                               "sklearn.set_config(enable_metadata_routing=True).")
+        requests = self._get_metadata_request()
+        for param, alias in (("qid", qid), ("sample_weight", sample_weight)):
+            if alias is not UNCHANGED:
+                requests.score.add_request(param=param, alias=alias)
+        self._metadata_request = requests
+        return self
+
+    # ---- value semantics ---------------------------------------------------------------
+
+    def _key(self):
+        return (self._spec.name, self._sign, self.qid, tuple(sorted(self.params.items())))
+
+    def __eq__(self, other):
+        if not isinstance(other, RankingScorer):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        args = [repr(self.name)]
+        if self.qid != "qid":
+            args.append(f"qid={self.qid!r}")
+        args.extend(f"{key}={value!r}" for key, value in sorted(self.params.items()))
+        return f"make_ranking_scorer({', '.join(args)})"
+
+
+def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
+    """Make a scikit-learn scorer from a ranking metric.
+
+    The scorer is called as ``scorer(estimator, X, y)`` by
+    :class:`~sklearn.model_selection.GridSearchCV`,
+    :func:`~sklearn.model_selection.cross_validate`,
+    :func:`~sklearn.inspection.permutation_importance` and friends, and reads
+    what a ranking metric needs from the estimator and ``y``:
+
+    - **grouped rows** (regressors, rankers; 1-D ``y`` of relevance): the query
+      id of every row comes from metadata routing (the scorer requests ``qid``:
+      ``sklearn.set_config(enable_metadata_routing=True)``, then
+      ``search.fit(X, y, qid=qid)``), or else from the query-id column ``qid``
+      of ``X``. Scores are ``estimator.predict(X)``. Rows without query ids
+      raise a ``ValueError`` naming both routes.
+    - **classifiers** (1-D ``y`` of class labels, no query ids): every row is
+      a query whose candidates are the classes, scored by
+      ``decision_function`` (preferred, as scikit-learn's ranking scorers do)
+      or ``predict_proba``, in ``estimator.classes_`` order. A test fold that
+      lacks a class is still evaluated against every class the estimator knows.
+    - **multilabel** (2-D indicator or graded ``y``): every row is a query over
+      the labels, scored by ``decision_function``, ``predict_proba`` (also the
+      list-of-arrays form of multi-output classifiers) or ``predict``.
+    - a classifier **with** query ids ranks rows: binary classifiers by the
+      score of the positive class, numeric graded classes by the expected grade.
+
+    The metric is computed by :func:`sklearn_rank.evaluate`. Lower-is-better
+    metrics (``"mr"``, ``"gmr"``, ...) are negated, as scikit-learn's
+    ``neg_...`` scorers are.
+
+    Parameters
+    ----------
+    metric : str or MetricSpec
+        A metric name of the registry (``"mrr"``, ``"ndcg@10"``, ``"mr"``,
+        ...); a lower-is-better metric may also be written ``"neg_<name>"``.
+    qid : str, int or None, default="qid"
+        The query-id column of ``X``: a column name (DataFrames) or a column
+        index (arrays and DataFrames). None: read no column; query ids then
+        come from routing only. The column is read, never removed: the
+        estimator sees ``X`` as it is (drop the column in a pipeline, or use
+        :class:`RankingEvaluator`, which strips it).
+    k : int, default=None
+        Cut-off, the same as writing ``metric@k``.
+    **params
+        Engine options: ``ties``, ``gain``, ``relevance_level``,
+        ``no_relevant``, ``targets`` (see :func:`sklearn_rank.evaluate`).
+
+    Returns
+    -------
+    scorer : RankingScorer
+        A picklable callable ``scorer(estimator, X, y, *, qid=None,
+        sample_weight=None) -> float``; ``scorer.name`` is its scikit-learn
+        style name.
+
+    See Also
+    --------
+    get_scorer : the same from a scikit-learn style name.
+    make_scorers : several scorers for multi-metric search.
+    RankingEvaluator : a meta-estimator whose ``score`` is the metric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from sklearn_rank._scorer import make_ranking_scorer
+    >>> X = np.array([[1, 0.9], [1, 0.2], [2, 0.1], [2, 0.7]])  # column 0: query id
+    >>> y = np.array([1, 0, 0, 1])
+    >>> model = LinearRegression().fit(X[:, 1:], y)
+    >>> scorer = make_ranking_scorer("mrr", qid=0)
+    >>> scorer
+    make_ranking_scorer('mrr', qid=0)
+    >>> scorer(model, X[:, 1:], y, qid=X[:, 0])
+    1.0
+    >>> make_ranking_scorer("mr", qid=0).name
+    'neg_mr'
+    """
+    spec, sign = parse_scoring_name(metric)
+    if k is not None:
+        from ._registry import with_k
+
+        spec = with_k(spec, k)
+    qid = check_qid_spec(qid)
+    params = check_metric_params(params)
+    params = {key: value for key, value in params.items() if value != _METRIC_DEFAULTS[key]}
+    return RankingScorer(spec, sign, qid, params)
+
+
+def get_scorer(scoring, **params):
+    """Get a ranking scorer from its scikit-learn style name.
+
+    ``get_scorer("mr")`` and ``get_scorer("neg_mean_rank")`` give the same
+    scorer: names of lower-is-better metrics may carry the ``neg_`` prefix
+    (and are negated with or without it). Every synonym of the registry is
+    accepted.
+
+    Parameters
+    ----------
+    scoring : str or RankingScorer
+        A metric name; a scorer is returned as it is.
+    **params
+        Passed to :func:`make_ranking_scorer` (``qid``, ``ties``, ...).
+
+    Returns
+    -------
+    scorer : RankingScorer
+
+    Examples
+    --------
+    >>> from sklearn_rank._scorer import get_scorer
+    >>> get_scorer("neg_mean_rank") == get_scorer("mr")
+    True
+    >>> get_scorer("NDCG@10")
+    make_ranking_scorer('ndcg@10')
+    """
+    if isinstance(scoring, RankingScorer):
+        if params:
+            raise TypeError(f"Parameters apply to scorer names, not to a scorer. Got {sorted(params)} with "
+                            f"{scoring!r} instead.")
+        return scoring
+    if not isinstance(scoring, (str, MetricSpec)):
+        raise TypeError(f"`scoring` must be a metric name. Got {scoring!r} of type {type(scoring).__name__} "
+                        "instead.")
+    return make_ranking_scorer(scoring, **params)
+
+
+def make_scorers(names, **params):
+    """Scorers for multi-metric search, keyed by the names as given.
+
+    Parameters
+    ----------
+    names : str or sequence of str
+        Metric names (``neg_`` names allowed).
+    **params
+        Passed to every :func:`make_ranking_scorer` (``qid``, ``ties``, ...).
+
+    Returns
+    -------
+    scorers : dict
+        ``{name as given: RankingScorer}``, ready for ``scoring=`` with
+        ``refit=<one of the names>``.
+
+    Examples
+    --------
+    >>> from sklearn_rank._scorer import make_scorers
+    >>> scorers = make_scorers(["mrr", "ndcg@10", "mr"])
+    >>> list(scorers)
+    ['mrr', 'ndcg@10', 'mr']
+    >>> scorers["mr"].name
+    'neg_mr'
+    """
+    if isinstance(names, str):
+        names = [names]
+    try:
+        names = list(names)
+    except TypeError:
+        raise TypeError(f"`names` must be a sequence of metric names. Got {names!r} instead.") from None
+    if not names:
+        raise ValueError("`names` must hold at least one metric name. Got an empty sequence instead.")
+    scorers = {}
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"`names` must hold strings (the keys of the result). Got {name!r} instead.")
+        if name in scorers:
+            raise ValueError(f"`names` must be unique. Got {name!r} twice instead.")
+        scorers[name] = make_ranking_scorer(name, **params)
+    return scorers

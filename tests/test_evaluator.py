@@ -1,0 +1,340 @@
+"""RankingEvaluator: stripping the query-id column, forwarding queries to rankers, delegation, routing."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import clone, config_context
+from sklearn.base import BaseEstimator, RegressorMixin, is_classifier, is_regressor
+from sklearn.datasets import make_multilabel_classification
+from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge
+from sklearn.metrics import label_ranking_average_precision_score
+from sklearn.model_selection import GroupKFold, cross_validate
+from sklearn.multiclass import OneVsRestClassifier
+
+from sklearn_rank import RankingReport, evaluate
+from sklearn_rank._evaluator import RankingEvaluator
+
+ATOL = 1e-12
+
+
+def grouped_data(seed=0, n_queries=9):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(3, 8, n_queries)
+    qid = np.repeat(np.arange(n_queries) * 7 + 3, sizes)
+    y = rng.integers(0, 4, qid.size)
+    for q in np.unique(qid):
+        rows = np.flatnonzero(qid == q)
+        if not (y[rows] > 0).any():
+            y[rows[-1]] = 1
+    X = np.column_stack([y + rng.normal(scale=2.0, size=qid.size), rng.normal(size=(qid.size, 2))])
+    order = rng.permutation(qid.size)
+    return X[order], y[order], qid[order]
+
+
+def frame_of(X, qid):
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    frame.insert(1, "qid", qid)
+    return frame
+
+
+def oracle_mrr(scores, relevance, qid):
+    values = []
+    for q in np.unique(qid):
+        rows = qid == q
+        ranking = np.argsort(-scores[rows])
+        values.append(1.0 / (np.flatnonzero(relevance[rows][ranking] > 0)[0] + 1))
+    return float(np.mean(values))
+
+
+# --------------------------------------------------------------------------------------
+# the query-id column
+# --------------------------------------------------------------------------------------
+
+
+def test_qid_column_is_stripped_and_read():
+    X, y, qid = grouped_data()
+    frame = frame_of(X, qid)
+    model = RankingEvaluator(LinearRegression(), metric="mrr").fit(frame, y)
+    assert list(model.feature_names_in_) == ["x0", "qid", "x1", "x2"] and model.n_features_in_ == 4
+    assert list(model.estimator_.feature_names_in_) == ["x0", "x1", "x2"]
+    reference = LinearRegression().fit(X, y)
+    np.testing.assert_allclose(model.predict(frame), reference.predict(X), rtol=0, atol=1e-10)
+    assert model.score(frame, y) == pytest.approx(oracle_mrr(reference.predict(X), y, qid), abs=1e-10)
+
+
+def test_qid_column_index_of_an_array():
+    X, y, qid = grouped_data(seed=1)
+    stacked = np.column_stack([X, qid])
+    model = RankingEvaluator(LinearRegression(), metric="mrr", qid=-1).fit(stacked, y)
+    assert model.estimator_.n_features_in_ == 3 and model.n_features_in_ == 4
+    reference = LinearRegression().fit(X, y)
+    assert model.score(stacked, y) == pytest.approx(oracle_mrr(reference.predict(X), y, qid), abs=1e-10)
+
+
+def test_qid_argument_wins_over_the_column():
+    X, y, qid = grouped_data(seed=2)
+    frame = frame_of(X, qid)
+    model = RankingEvaluator(LinearRegression(), metric="mrr").fit(frame, y)
+    other = np.arange(y.size) // 3
+    scores = LinearRegression().fit(X, y).predict(X)
+    assert model.score(frame, y, qid=other) == pytest.approx(oracle_mrr(scores, y, other), abs=1e-10)
+
+
+def test_missing_query_ids_raise_naming_both_routes_and_qid_none():
+    X, y, _ = grouped_data(seed=3)
+    model = RankingEvaluator(LinearRegression()).fit(X, y)  # fitting a regressor needs no query ids
+    with pytest.raises(ValueError) as info:
+        model.score(X, y)
+    message = str(info.value)
+    assert "enable_metadata_routing=True" in message and "column" in message and "qid=None" in message
+
+
+def test_qid_none_treats_the_rows_as_one_query_by_explicit_choice():
+    X, y, qid = grouped_data(seed=4)
+    model = RankingEvaluator(LinearRegression(), metric="ndcg", qid=None).fit(X, y)
+    scores = LinearRegression().fit(X, y).predict(X)
+    one_query = evaluate(y, scores, metrics=["ndcg"]).summary["ndcg"]
+    per_query = evaluate(y, scores, qid=qid, metrics=["ndcg"]).summary["ndcg"]
+    assert one_query != pytest.approx(per_query)
+    assert model.score(X, y) == pytest.approx(one_query, abs=ATOL)
+    assert model.score(X, y, qid=qid) == pytest.approx(per_query, abs=ATOL)
+
+
+# --------------------------------------------------------------------------------------
+# score and evaluate
+# --------------------------------------------------------------------------------------
+
+
+def test_lower_is_better_score_is_negated_and_evaluate_is_not():
+    X, y, qid = grouped_data(seed=5)
+    frame = frame_of(X, qid)
+    model = RankingEvaluator(Ridge(), metric="mean_rank", ties="optimistic").fit(frame, y)
+    scores = Ridge().fit(X, y).predict(X)
+    mean_rank = evaluate(y, scores, qid=qid, metrics=["mr"], ties="optimistic").summary["mr"]
+    assert model.score(frame, y) == pytest.approx(-mean_rank, abs=1e-10)
+    report = model.evaluate(frame, y)
+    assert isinstance(report, RankingReport)
+    assert list(report.summary) == ["mr", "mrr", "map", "ndcg@10"]
+    assert report.summary["mr"] == pytest.approx(mean_rank, abs=1e-10)
+    assert report.params["ties"] == "optimistic"
+    assert list(model.evaluate(frame, y, metrics=["p@2"]).summary) == ["p@2"]
+
+
+def test_score_with_sample_weight():
+    X, y, qid = grouped_data(seed=6)
+    model = RankingEvaluator(LinearRegression(), metric="mrr", qid=None).fit(X, y)
+    queries = np.unique(qid)
+    weight = np.arange(1, queries.size + 1, dtype=float)
+    sample_weight = weight[np.searchsorted(queries, qid)]
+    scores = model.predict(X)
+    per_query = [oracle_mrr(scores[qid == q], y[qid == q], qid[qid == q]) for q in queries]
+    expected = np.dot(per_query, weight) / weight.sum()
+    assert model.score(X, y, qid=qid, sample_weight=sample_weight) == pytest.approx(expected, abs=ATOL)
+
+
+def test_classifier_ranks_its_classes():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 4))
+    y = np.array(["low", "mid", "high"])[np.digitize(X[:, 0] + rng.normal(scale=0.5, size=120), [-0.5, 0.5])]
+    model = RankingEvaluator(LogisticRegression(), metric="mrr").fit(X, y)  # no query ids needed
+    scores = model.decision_function(X)
+    true_score = scores[np.arange(120), np.searchsorted(model.classes_, y)]
+    expected = np.mean(1.0 / (1 + (scores > true_score[:, None]).sum(axis=1)))
+    assert model.score(X, y) == pytest.approx(expected, abs=ATOL)
+    np.testing.assert_array_equal(model.classes_, ["high", "low", "mid"])
+
+
+def test_multilabel_through_the_evaluator():
+    X, Y = make_multilabel_classification(n_samples=60, n_features=6, n_classes=4, allow_unlabeled=False,
+                                          random_state=0)
+    model = RankingEvaluator(OneVsRestClassifier(LogisticRegression(max_iter=1000)), metric="map").fit(X, Y)
+    expected = label_ranking_average_precision_score(Y, model.decision_function(X))
+    assert model.score(X, Y) == pytest.approx(expected, abs=ATOL)
+
+
+# --------------------------------------------------------------------------------------
+# delegation, tags, params
+# --------------------------------------------------------------------------------------
+
+
+def test_methods_are_delegated_only_when_the_estimator_has_them():
+    assert not hasattr(RankingEvaluator(Ridge()), "predict_proba")
+    assert not hasattr(RankingEvaluator(Ridge()), "decision_function")
+    assert hasattr(RankingEvaluator(LogisticRegression()), "predict_proba")
+    assert hasattr(RankingEvaluator(LogisticRegression()), "decision_function")
+    assert not hasattr(RankingEvaluator(LogisticRegression()), "classes_")  # not fitted yet
+    X, y, qid = grouped_data(seed=8)
+    frame = frame_of(X, qid)
+    labels = (y > 1).astype(int)
+    model = RankingEvaluator(LogisticRegression()).fit(frame, labels)
+    reference = LogisticRegression().fit(X, labels)
+    for method in ["predict", "predict_proba", "predict_log_proba", "decision_function"]:
+        np.testing.assert_allclose(getattr(model, method)(frame), getattr(reference, method)(X), atol=1e-10)
+
+
+def test_estimator_type_and_nested_params_pass_through():
+    assert is_classifier(RankingEvaluator(LogisticRegression()))
+    assert is_regressor(RankingEvaluator(Ridge()))
+    model = RankingEvaluator(Ridge(alpha=2.0))
+    assert model.get_params()["estimator__alpha"] == 2.0
+    model.set_params(estimator__alpha=5.0, ties="realistic")
+    assert model.estimator.alpha == 5.0 and clone(model).get_params()["ties"] == "realistic"
+
+
+def test_tags_of_the_wrapped_estimator():
+    get_tags = pytest.importorskip("sklearn.utils").__dict__.get("get_tags")
+    if get_tags is None:  # pragma: no cover - scikit-learn < 1.6
+        pytest.skip("estimator tags as dataclasses from scikit-learn 1.6 on")
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    assert get_tags(RankingEvaluator(HistGradientBoostingRegressor())).input_tags.allow_nan
+    assert not get_tags(RankingEvaluator(Ridge())).input_tags.allow_nan
+    assert get_tags(RankingEvaluator(LogisticRegression())).classifier_tags is not None
+
+
+def test_fitted_evaluator_pickles():
+    X, y, qid = grouped_data(seed=9)
+    frame = frame_of(X, qid)
+    model = RankingEvaluator(Ridge(), metric="ndcg@3").fit(frame, y)
+    restored = pickle.loads(pickle.dumps(model))
+    assert restored.score(frame, y) == model.score(frame, y)
+
+
+@pytest.mark.parametrize("params, error, message", [
+    ({"metric": "ndcg@x"}, ValueError, "positive integer"),
+    ({"metric": "nope"}, ValueError, "Unknown metric"),
+    ({"ties": "random"}, ValueError, "`ties` must be one of"),
+    ({"qid": 2.5}, TypeError, "`qid` must be the name"),
+    ({"qid": 9}, ValueError, "must lie in"),
+])
+def test_invalid_parameters_raise_in_fit(params, error, message):
+    X, y, _ = grouped_data(seed=10)
+    with pytest.raises(error, match=message):
+        RankingEvaluator(Ridge(), **params).fit(X, y)
+
+
+# --------------------------------------------------------------------------------------
+# rankers: query information forwarded, rows sorted by query
+# --------------------------------------------------------------------------------------
+
+
+class GroupRanker(RegressorMixin, BaseEstimator):
+    """Records what fit received (a LightGBM-like signature)."""
+
+    def fit(self, X, y, sample_weight=None, group=None):
+        self.X_, self.y_, self.sample_weight_, self.group_ = np.asarray(X), np.asarray(y), sample_weight, group
+        return self
+
+    def predict(self, X):
+        return np.asarray(X)[:, 0]
+
+
+class QidRanker(RegressorMixin, BaseEstimator):
+    """Records what fit received (an XGBoost-like signature)."""
+
+    def fit(self, X, y, group=None, qid=None, sample_weight=None):
+        self.X_, self.y_, self.qid_, self.group_, self.sample_weight_ = np.asarray(X), np.asarray(y), qid, group, \
+            sample_weight
+        return self
+
+    def predict(self, X):
+        return np.asarray(X)[:, 0]
+
+
+def test_group_ranker_gets_rows_sorted_by_query_and_group_sizes():
+    X, y, qid = grouped_data(seed=11)
+    frame = frame_of(X, qid)
+    weight = np.arange(y.size, dtype=float)
+    model = RankingEvaluator(GroupRanker()).fit(frame, y, sample_weight=weight)
+    order = np.argsort(qid, kind="stable")
+    fitted = model.estimator_
+    np.testing.assert_array_equal(fitted.X_, X[order])
+    np.testing.assert_array_equal(fitted.y_, y[order])
+    np.testing.assert_array_equal(fitted.sample_weight_, weight[order])
+    np.testing.assert_array_equal(fitted.group_, np.unique(qid, return_counts=True)[1])
+
+
+def test_qid_ranker_gets_sorted_query_codes():
+    X, y, qid = grouped_data(seed=12)
+    labels = np.array([f"q{q:03d}" for q in qid])  # string query ids
+    model = RankingEvaluator(QidRanker(), qid=None).fit(X, y, qid=labels)
+    order = np.argsort(labels, kind="stable")
+    fitted = model.estimator_
+    assert fitted.group_ is None
+    np.testing.assert_array_equal(fitted.X_, X[order])
+    assert np.all(np.diff(fitted.qid_) >= 0)
+    np.testing.assert_array_equal(np.unique(fitted.qid_, return_counts=True)[1],
+                                  np.unique(labels, return_counts=True)[1])
+
+
+def test_ranker_without_query_ids_raises_unless_qid_none():
+    X, y, _ = grouped_data(seed=13)
+    with pytest.raises(ValueError, match="needs query ids"):
+        RankingEvaluator(GroupRanker()).fit(X, y)
+    single = RankingEvaluator(GroupRanker(), qid=None).fit(X, y)
+    np.testing.assert_array_equal(single.estimator_.group_, [y.size])
+
+
+def test_ranker_query_arguments_in_fit_params_are_refused():
+    X, y, qid = grouped_data(seed=14)
+    with pytest.raises(ValueError, match="passes the query information"):
+        RankingEvaluator(GroupRanker()).fit(frame_of(X, qid), y, group=[y.size])
+
+
+# --------------------------------------------------------------------------------------
+# metadata routing
+# --------------------------------------------------------------------------------------
+
+
+def test_routing_qid_reaches_fit_and_score_and_sample_weight_reaches_the_estimator():
+    X, y, qid = grouped_data(seed=15)
+    weight = np.linspace(0.5, 2.0, y.size)
+    cv = GroupKFold(n_splits=3)
+    with config_context(enable_metadata_routing=True):
+        inner = Ridge().set_fit_request(sample_weight=True)
+        ranker = RankingEvaluator(GroupRanker(), qid=None)
+        ranker.fit(X, y, qid=qid)
+        np.testing.assert_array_equal(ranker.estimator_.group_, np.unique(qid, return_counts=True)[1])
+        # Per-row weights are for the regressor; the metric takes one weight per query, so it declines them.
+        evaluator = RankingEvaluator(inner, metric="mrr", qid=None).set_score_request(sample_weight=False)
+        result = cross_validate(evaluator, X, y, cv=cv, params={"groups": qid, "qid": qid, "sample_weight": weight})
+    expected = []
+    for train, test in cv.split(X, y, groups=qid):
+        reference = Ridge().fit(X[train], y[train], sample_weight=weight[train])
+        expected.append(oracle_mrr(reference.predict(X[test]), y[test], qid[test]))
+    np.testing.assert_allclose(result["test_score"], expected, rtol=0, atol=1e-10)
+
+
+def test_routing_aliases_for_the_evaluator():
+    X, y, qid = grouped_data(seed=16)
+    with config_context(enable_metadata_routing=True):
+        model = RankingEvaluator(GroupRanker(), metric="mrr", qid=None)
+        model.set_fit_request(qid="query").set_score_request(qid="query")
+        requests = model.get_metadata_routing()
+        assert requests.consumes("fit", ["query"]) == {"query"}
+        cross = cross_validate(model, X, y, cv=GroupKFold(3), params={"groups": qid, "query": qid})
+    assert np.all(np.isfinite(cross["test_score"]))
+    assert cross["test_score"] == pytest.approx(
+        [oracle_mrr(X[test, 0], y[test], qid[test]) for _, test in GroupKFold(3).split(X, y, groups=qid)])
+
+
+def test_fit_params_go_straight_to_the_estimator_without_routing():
+    X, y, qid = grouped_data(seed=17)
+    weight = np.linspace(0.5, 2.0, y.size)
+    model = RankingEvaluator(Ridge()).fit(frame_of(X, qid), y, sample_weight=weight)
+    np.testing.assert_allclose(model.estimator_.coef_, Ridge().fit(X, y, sample_weight=weight).coef_, atol=1e-10)
+
+
+def test_routed_qid_and_qid_column_give_the_same_ranker_scores():
+    # XGBRanker.fit takes `qid` itself, unrequested: the evaluator consumes the routed ids and forwards them.
+    xgboost = pytest.importorskip("xgboost")
+    X, y, qid = grouped_data(seed=18, n_queries=12)
+    ranker = xgboost.XGBRanker(n_estimators=4, max_depth=2, n_jobs=1, random_state=0)
+    cv = GroupKFold(n_splits=3)
+    by_column = cross_validate(RankingEvaluator(ranker), frame_of(X, qid), y, cv=cv, groups=qid)["test_score"]
+    with config_context(enable_metadata_routing=True):
+        routed = cross_validate(RankingEvaluator(ranker, qid=None), X, y, cv=cv,
+                                params={"groups": qid, "qid": qid})["test_score"]
+    np.testing.assert_allclose(routed, by_column, rtol=0, atol=1e-12)
