@@ -254,7 +254,9 @@ class RankStats:
         return _nan_divide(self.w, self.wsum[self.seg])
 
     def _gmr(self, d):
-        return np.exp(_segment_sum(self.seg, log_expect_power(d.s, d.m, d.r, self._share()), self.n))
+        log_gmr = _segment_sum(self.seg, log_expect_power(d.s, d.m, d.r, self._share()), self.n)
+        # a segment without targets has no geometric mean (not the empty product 1)
+        return np.where(self.count > 0, np.exp(log_gmr), np.nan)
 
     def compute(self, base, k):
         d = self.d

@@ -169,7 +169,10 @@ def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets
                                      f"instead (metrics {[w for w, _, f in resolved if f == 'rank']}).")
                 dist = RankDistribution.from_ranks(ranks, ties)
                 target_weight = weight[ranks.query]
-            per_q_stats = RankStats(dist, target_weight, ranks.query, n_q, ranks.num_candidates, ranks.num_relevant)
+            # Within a query the weight is constant and cancels: per-query values are unweighted,
+            # so a query of weight zero still shows its own value.
+            per_q_stats = RankStats(dist, np.ones(len(ranks)), ranks.query, n_q, ranks.num_candidates,
+                                    ranks.num_relevant)
             pooled = RankStats(dist, target_weight, np.zeros(len(ranks), dtype=np.intp), 1, ranks.num_candidates,
                                ranks.num_relevant)
             values = per_q_stats.compute(spec.base, spec.k)
