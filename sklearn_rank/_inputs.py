@@ -105,6 +105,15 @@ def _query_codes(qid, n_rows):
     if qid.dtype == object:
         if any(v is None or (isinstance(v, float) and v != v) for v in qid):
             raise ValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
+    if qid.dtype.kind in "iufUS" and n_rows > 1:
+        # Rows usually come grouped and sorted by query: then the codes need no sort.
+        change = qid[1:] != qid[:-1]
+        if (qid[1:] >= qid[:-1]).all():
+            codes = np.empty(n_rows, dtype=np.intp)
+            codes[0] = 0
+            np.cumsum(change, out=codes[1:])
+            starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+            return qid[starts], codes
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError:
@@ -298,7 +307,9 @@ def _label_index(true_arr, score, exclude, labels, sample_weight):
             if exclude.shape != score.shape:
                 raise ValueError(f"`exclude` must have the shape of `y_score` {score.shape}. "
                                  f"Got {exclude.shape} instead.")
-            exclude = sp.csr_matrix(exclude).astype(bool)
+            exclude = sp.csr_matrix(exclude, copy=True).astype(bool)
+            exclude.sum_duplicates()
+            exclude.eliminate_zeros()
             own = np.asarray(exclude[rows, target]).reshape(-1)
         else:
             exclude = _mask(exclude, score.shape, "exclude")

@@ -276,7 +276,8 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     order = order[in_qrels[order]]
     r_qid, r_doc, r_score = run.qid[order], run.docno[order], run.score[order]
     y_true = _lookup_relevance(qrels, judged_rel, r_qid, r_doc)
-    data, structure = _structure(y_true, r_score, r_qid, None, None, None, (qrels.qid, judged_rel), level, gain)
+    data, structure = _structure(y_true, r_score, r_qid, None, None, None, (qrels.qid, judged_rel), level, gain,
+                                 stable=engine_ties == "ordinal")
     params = dict(ties=ties, targets="first", gain=gain, relevance_level=level, no_relevant="skip")
     report = _evaluate_structure(structure, data, resolved, ties=engine_ties, no_relevant="skip",
                                  targets="first", params=params)

@@ -76,12 +76,13 @@ def _resolve_metrics(metrics, targets):
     return resolved
 
 
-def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, relevance_level, gain):
+def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, relevance_level, gain, stable):
+    """Validate, then build the rank structure; ``stable`` keeps input order among ties (ordinal ranks)."""
     data = prepare(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
                    judged=judged)
     if isinstance(data, GroupedData):
-        return data, GroupedStructure(data, relevance_level, gain)
-    return data, LabelIndexStructure(data)
+        return data, GroupedStructure(data, relevance_level, gain, stable=stable)
+    return data, LabelIndexStructure(data, stable=stable)
 
 
 def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties="expected", exclude=None,
@@ -126,7 +127,8 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
     """
     level = _check_options(ties, no_relevant, gain, targets, relevance_level)
     resolved = _resolve_metrics(metrics, targets)
-    data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, level, gain)
+    data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, level, gain,
+                                 stable=ties == "ordinal")
     return _evaluate_structure(structure, data, resolved, ties=ties, no_relevant=no_relevant, targets=targets,
                                params=dict(ties=ties, targets=targets, gain=gain, relevance_level=level,
                                            no_relevant=no_relevant))
@@ -217,7 +219,7 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
     """
     level = check_relevance_level(relevance_level)
     check_option(targets, "targets", TARGETS)
-    _, structure = _structure(y_true, y_score, qid, exclude, labels, None, None, level, "linear")
+    _, structure = _structure(y_true, y_score, qid, exclude, labels, None, None, level, "linear", stable=True)
     return structure.ranks(targets)
 
 
