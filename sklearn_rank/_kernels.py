@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 from scipy.stats import norm
 
-from ._ranks import (expect_hits, expect_rank, expect_reciprocal, harmonic, log_expect_power,
-                     variance_rank)
+from ._ranks import (exclusive_segment_sum, expect_hits, expect_rank, expect_reciprocal, harmonic,
+                     log_expect_power, variance_rank)
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
 _MAD_SCALE = 1.0 / norm.ppf(0.75)
@@ -16,18 +16,6 @@ _MAD_SCALE = 1.0 / norm.ppf(0.75)
 
 def _segment_sum(seg, values, n):
     return np.bincount(seg, weights=values, minlength=n)
-
-
-def _exclusive_segment_cumsum(values, seg):
-    """For values sorted by segment: sum of the earlier values of the same segment."""
-    if values.size == 0:
-        return values.copy()
-    cs = np.cumsum(values) - values
-    new = np.empty(seg.size, dtype=bool)
-    new[0] = True
-    new[1:] = seg[1:] != seg[:-1]
-    starts = np.flatnonzero(new)
-    return cs - cs[starts][np.cumsum(new) - 1]
 
 
 def _in_top(blocks, k_of_query):
@@ -73,7 +61,7 @@ class ListKernels:
     @property
     def relevant_before(self):
         if self._c is None:
-            self._c = _exclusive_segment_cumsum(self.b.n_rel, self.b.query)
+            self._c = exclusive_segment_sum(self.b.n_rel, self.b.query)
         return self._c
 
     @property

@@ -253,7 +253,7 @@ class GroupedStructure:
         start, size = self.block_start[blk], self.block_size[blk]
         # Binary metrics: the j-th relevant item of a block sits at s + (m - r) / 2 + j.
         r = self.item_rel > 0
-        j = _exclusive_segment_count(self.item_rel, blk) + 1
+        j = exclusive_segment_sum(self.item_rel, blk) + 1
         rho = start + (size - self.block_rel[blk]) / 2 + j
         n_rel = int(r.sum())
         binary = Blocks(self.item_q[r], rho[r] - 1, np.ones(n_rel), np.ones(n_rel), self.item_gain[r])
@@ -262,7 +262,7 @@ class GroupedStructure:
         # order, so the value stays between the optimistic and the pessimistic one.
         by_gain = np.lexsort((-self.item_gain, blk))
         j_gain = np.empty(blk.size)
-        j_gain[by_gain] = _exclusive_segment_count(np.ones(blk.size), blk[by_gain]) + 1
+        j_gain[by_gain] = exclusive_segment_sum(np.ones(blk.size), blk[by_gain]) + 1
         n_gain = np.bincount(blk, minlength=self.block_size.size)[blk]
         rho_gain = start + (size - n_gain) / 2 + j_gain
         gain_blocks = Blocks(self.item_q, rho_gain - 1, np.ones(blk.size), self.item_rel, self.item_gain)
@@ -287,7 +287,7 @@ class GroupedStructure:
                                self.counts[query].astype(np.float64), n_rel_q[query], query, data.qid)
         # targets == "all": each relevant item against the non-relevant candidates only.
         blk = self.item_block
-        rel_before_block = _exclusive_segment_count(self.block_rel, self.block_query)[blk]
+        rel_before_block = exclusive_segment_sum(self.block_rel, self.block_query)[blk]
         nonrel_before_block = self.block_start[blk] - rel_before_block
         nonrel_in_block = self.block_size[blk] - self.block_rel[blk]
         r = self.item_rel > 0
@@ -296,13 +296,13 @@ class GroupedStructure:
         ones = np.ones(int(r.sum()))
         ordinal = np.full(ones.size, np.nan)
         if self.stable:
-            rel_before_row = _exclusive_segment_count(self.item_rel, self.item_q)
+            rel_before_row = exclusive_segment_sum(self.item_rel, self.item_q)
             ordinal = (self.item_pos - rel_before_row)[r] + 1.0
         return _make_ranks(nonrel_before_block[r], nonrel_in_block[r] + 1.0, ones, ordinal, n_cand, ones,
                            query, data.qid)
 
 
-def _exclusive_segment_count(values, seg):
+def exclusive_segment_sum(values, seg):
     """For values sorted by segment: the sum of the earlier values of the same segment."""
     if values.size == 0:
         return np.zeros(0)
