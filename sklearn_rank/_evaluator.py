@@ -126,7 +126,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         The wrapped classifier's classes (only for classifiers).
     n_features_in_ : int
         Number of columns of X seen in ``fit``, the query-id column included.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Column names of X seen in ``fit``, when X is a DataFrame with string
         column names.
 

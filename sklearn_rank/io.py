@@ -237,8 +237,8 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     relevance_level : int, default=None
         trec_eval's ``-l`` (default: relevance > 0).
     missing : {"skip", "zero"}, default="skip"
-        Queries with relevant judgements but no retrieved document: left out
-        of the average (trec_eval's default), or counted as 0 (``-c``).
+        Judged queries without any retrieved document: left out of the
+        average (trec_eval's default), or counted as 0 (``-c``).
     ties : str, default="trec"
         ``"trec"`` or one of the tie policies of :func:`evaluate`.
     gain : {"linear", "exponential"}, default="linear"
@@ -246,8 +246,9 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     Returns
     -------
     report : RankingReport
-        Queries of the run that have no relevant judgement are skipped
-        (``n_skipped``), as trec_eval leaves out queries absent from the qrels.
+        One entry per query of the run that has judgements (trec_eval leaves
+        out run queries absent from the qrels); a judged query without any
+        relevant document scores 0 and counts in the mean, as in trec_eval.
 
     Examples
     --------
@@ -278,11 +279,12 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     y_true = _lookup_relevance(qrels, judged_rel, r_qid, r_doc)
     data, structure = _structure(y_true, r_score, r_qid, None, None, None, (qrels.qid, judged_rel), level, gain,
                                  stable=engine_ties == "ordinal")
-    params = dict(ties=ties, targets="first", gain=gain, relevance_level=level, no_relevant="skip")
-    report = _evaluate_structure(structure, data, resolved, ties=engine_ties, no_relevant="skip",
+    # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
+    params = dict(ties=ties, targets="first", gain=gain, relevance_level=level, no_relevant="zero")
+    report = _evaluate_structure(structure, data, resolved, ties=engine_ties, no_relevant="zero",
                                  targets="first", params=params)
     if missing == "zero":
-        report = _add_missing_queries(report, qrels, judged_rel, level, set(r_qid.tolist()), resolved)
+        report = _add_missing_queries(report, qrels, set(r_qid.tolist()), resolved)
     return report
 
 
@@ -297,14 +299,13 @@ def _lookup_relevance(qrels, judged_rel, qid, docno):
     return np.where(found, judged_rel[order][pos], 0.0)
 
 
-def _add_missing_queries(report, qrels, judged_rel, level, run_queries, resolved):
-    """trec_eval -c: queries with relevant judgements but no retrieved document count as 0.
+def _add_missing_queries(report, qrels, run_queries, resolved):
+    """trec_eval -c: judged queries without any retrieved document count as 0.
 
     Rank statistics have no rank for such a query: NaN per query, summary unchanged.
     """
-    is_rel = judged_rel >= level if level is not None else judged_rel > 0
-    relevant_queries = np.unique(qrels.qid[is_rel])
-    missing = np.array([q for q in relevant_queries if q not in run_queries], dtype=relevant_queries.dtype)
+    judged_queries = np.unique(qrels.qid)
+    missing = np.array([q for q in judged_queries if q not in run_queries], dtype=judged_queries.dtype)
     if missing.size == 0:
         return report
     per_query = {"qid": np.concatenate([report.per_query["qid"], missing])}
