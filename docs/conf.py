@@ -1,0 +1,121 @@
+"""Sphinx configuration of the sklearn-rank documentation.
+
+Build (warnings are errors):
+
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+The build needs no network. It runs the example scripts of ``examples/`` and the
+command-line session of ``docs/cli.rst`` once, and includes their printed output
+in the pages, so every number shown next to them comes from the code as it is.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+# Document the checkout this file belongs to, installed or not.
+sys.path.insert(0, str(ROOT))
+
+import sklearn_rank  # noqa: E402
+
+# -- Project -------------------------------------------------------------------------------
+project = "sklearn-rank"
+author = "sklearn-rank developers"
+copyright = "sklearn-rank developers"
+# The version lives in one place, sklearn_rank/__init__.py (pyproject.toml reads it too).
+release = sklearn_rank.__version__
+version = release
+
+# -- General -------------------------------------------------------------------------------
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+default_role = "literal"
+nitpicky = False
+
+# API pages are written by hand (one page per role) with autosummary tables and
+# autodoc entries on the same page: no stub files are generated into the source tree.
+autosummary_generate = False
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+
+# numpydoc: conservative settings. The members of each class are listed explicitly
+# in the API pages, so numpydoc does not add member tables of its own.
+numpydoc_show_class_members = False
+numpydoc_show_inherited_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# No intersphinx: the build must not fetch inventories from the network.
+
+# -- HTML ------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = f"sklearn-rank {release}"
+html_static_path = ["_static"]
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_sidebars = {"index": [], "changelog": []}
+html_show_sourcelink = False
+
+
+# -- Output produced at build time -------------------------------------------------------------
+GENERATED = DOCS / "_build" / "generated"
+EXAMPLES = ROOT / "examples"
+CLI_FILES = DOCS / "_static" / "cli"
+
+# The command-line session shown in cli.rst, and the demo of quickstart.rst:
+# (output file, arguments after `sklearn-rank`).
+CLI_SESSION = [
+    ("evaluate_trec", ["evaluate", "qrels.txt", "bm25.run", "-m", "map", "mrr", "ndcg@10", "P@5"]),
+    ("evaluate_trec_per_query", ["evaluate", "qrels.txt", "bm25.run", "-m", "map", "ndcg@10", "--per-query"]),
+    ("evaluate_table_json", ["evaluate", "scores.csv", "--qid", "query", "--score", "score", "--label",
+                             "relevant", "-m", "mrr", "hits@1", "--format", "json"]),
+    ("compare_runs", ["compare", "qrels.txt", "bm25.run", "dense.run", "-m", "ndcg@10"]),
+    ("demo", ["demo"]),
+]
+
+
+def _run(arguments, cwd):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    # One OpenMP thread: on a busy machine the thread pools of HistGradientBoosting, LightGBM and
+    # XGBoost spin against each other and a four-second example takes a minute.
+    env.setdefault("OMP_NUM_THREADS", "1")
+    done = subprocess.run([sys.executable, *arguments], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"`{' '.join(arguments)}` failed with exit code {done.returncode}:\n{done.stderr}")
+    return done.stdout
+
+
+def generate_outputs(app):
+    """Run the example scripts and the command-line session; keep what they print."""
+    (GENERATED / "examples").mkdir(parents=True, exist_ok=True)
+    (GENERATED / "cli").mkdir(parents=True, exist_ok=True)
+    for script in sorted(EXAMPLES.glob("*.py")):
+        output = _run([str(script)], cwd=ROOT)
+        (GENERATED / "examples" / f"{script.stem}.txt").write_text(output, encoding="utf-8")
+    for name, arguments in CLI_SESSION:
+        output = _run(["-m", "sklearn_rank", *arguments], cwd=CLI_FILES)
+        text = "$ sklearn-rank " + " ".join(arguments) + "\n" + output
+        (GENERATED / "cli" / f"{name}.txt").write_text(text, encoding="utf-8")
+
+
+def setup(app):
+    app.connect("builder-inited", generate_outputs)
