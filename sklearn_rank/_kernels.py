@@ -24,15 +24,6 @@ def _in_top(blocks, k_of_query):
     return np.clip(np.floor(np.minimum(k, 2.0 ** 62) - blocks.start), 0, blocks.size)
 
 
-def _first_relevant(blocks, n_queries):
-    """Index of the first block holding a relevant item, per query (-1 where none)."""
-    idx = np.flatnonzero(blocks.n_rel > 0)
-    out = np.full(n_queries, -1, dtype=np.intp)
-    # reversed assignment leaves the first index of each query
-    out[blocks.query[idx[::-1]]] = idx[::-1]
-    return out
-
-
 _DISCOUNT_CACHE = {}
 
 
@@ -67,7 +58,8 @@ class ListKernels:
     @property
     def first(self):
         if self._first is None:
-            self._first = _first_relevant(self.b, self.n)
+            # index of the first block holding a relevant item, per query (-1 where none)
+            self._first = _first_true_per_segment(self.b.n_rel > 0, self.b.query, self.n)
         return self._first
 
     def _k(self, k):
@@ -176,8 +168,9 @@ def _exclusive_first(seg):
     return starts[np.cumsum(new) - 1]
 
 
-def _divide(num, den):
-    out = np.zeros(np.shape(num))
+def _divide(num, den, fill=0.0):
+    """num / den where den > 0, ``fill`` elsewhere."""
+    out = np.full(np.shape(num), fill)
     ok = den > 0
     out[ok] = num[ok] / den[ok]
     return out
@@ -233,13 +226,13 @@ class RankStats:
         self._baseline = None
 
     def _mean(self, values):
-        return _nan_divide(_segment_sum(self.seg, self.w * values, self.n), self.wsum)
+        return _divide(_segment_sum(self.seg, self.w * values, self.n), self.wsum, np.nan)
 
     def _var_of_mean(self, variances):
-        return _nan_divide(_segment_sum(self.seg, self.w ** 2 * variances, self.n), self.wsum ** 2)
+        return _divide(_segment_sum(self.seg, self.w ** 2 * variances, self.n), self.wsum ** 2, np.nan)
 
     def _share(self):
-        return _nan_divide(self.w, self.wsum[self.seg])
+        return _divide(self.w, self.wsum[self.seg], np.nan)
 
     def _gmr(self, d):
         log_gmr = _segment_sum(self.seg, log_expect_power(d.s, d.m, d.r, self._share()), self.n)
@@ -356,14 +349,8 @@ class UndefinedMetricWarning(UserWarning):
 
 
 def _first_true_per_segment(mask, seg, n):
+    """Index of the first True of each segment (seg sorted), -1 where none."""
     idx = np.flatnonzero(mask)
     out = np.full(n, -1, dtype=np.intp)
     out[seg[idx[::-1]]] = idx[::-1]
-    return out
-
-
-def _nan_divide(num, den):
-    out = np.full(np.shape(num), np.nan)
-    ok = den > 0
-    out[ok] = num[ok] / den[ok]
     return out

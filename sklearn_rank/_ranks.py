@@ -176,7 +176,7 @@ class GroupedStructure:
         self.is_rel, self.gains = relevance_masks(data.rel, relevance_level, gain)
         self.counts = np.bincount(data.query, minlength=n_q)
         self.qstart = np.cumsum(self.counts) - self.counts
-        self.order = order = sort_rows(data.query, -data.score, n_q, stable=stable, counts=self.counts)
+        order = sort_rows(data.query, -data.score, n_q, stable=stable, counts=self.counts)
         n = order.size
         q = data.query[order]
         sc = data.score[order]
