@@ -230,10 +230,18 @@ def _table_inputs(args, path, extra=()):
     return cols, y_true, y_score, exclude
 
 
+def _read_trec(reader, path):
+    progress = Progress(f"reading {os.path.basename(os.fspath(path))}")
+    try:
+        return reader(path, progress=progress.update)
+    finally:
+        progress.close()
+
+
 def _run_evaluate(args):
     if len(args.inputs) == 2:
         qrels_path, run_path = args.inputs
-        qrels, run = read_qrels(qrels_path), read_run(run_path)
+        qrels, run = _read_trec(read_qrels, qrels_path), _read_trec(read_run, run_path)
         report = evaluate_trec(qrels, run, metrics=args.metrics, relevance_level=args.relevance_level,
                                missing=args.missing, ties=args.ties or "trec", gain=args.gain)
     elif len(args.inputs) == 1:
@@ -270,9 +278,9 @@ def _run_compare(args):
     else:
         if len(args.inputs) < 3:
             raise UsageError("compare takes QRELS RUN_A RUN_B [RUN_C ...] or one TABLE with --group.")
-        qrels = read_qrels(args.inputs[0])
+        qrels = _read_trec(read_qrels, args.inputs[0])
         for path in args.inputs[1:]:
-            run = read_run(path)
+            run = _read_trec(read_run, path)
             name = run.name if run.name not in reports else os.path.basename(path)
             reports[name] = evaluate_trec(qrels, run, metrics=[metric], relevance_level=args.relevance_level,
                                           missing="zero", ties=args.ties or "trec", gain=args.gain)

@@ -50,23 +50,31 @@ class TrecFormatError(ValueError):
     """A malformed line in a TREC file (the message names the file and line)."""
 
 
-def _lines(path):
+def _lines(path, progress=None):
     name = os.fspath(path)
+    total = os.path.getsize(name) if progress is not None else 0
+    done = 0
     with open(name, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
+            if progress is not None:
+                done += len(line)
+                if number % 65536 == 0:
+                    progress(done, total)
             stripped = line.strip()
             if not stripped or stripped.startswith("#"):
                 continue
             yield name, number, stripped.split()
 
 
-def read_qrels(path):
+def read_qrels(path, *, progress=None):
     """Read a TREC qrels file (``qid iter docno rel``).
 
     Parameters
     ----------
     path : str or path-like
         The file.
+    progress : callable, default=None
+        Called now and then as ``progress(characters_read, file_size)``.
 
     Returns
     -------
@@ -95,7 +103,7 @@ def read_qrels(path):
     qids, docnos, rels = [], [], []
     seen = set()
     name = os.fspath(path)
-    for name, number, fields in _lines(path):
+    for name, number, fields in _lines(path, progress):
         if len(fields) != 4:
             raise TrecFormatError(f"{name}:{number}: a qrels line must have 4 columns (qid iter docno rel). "
                                   f"Got {len(fields)} instead.")
@@ -117,7 +125,7 @@ def read_qrels(path):
     return Qrels(np.array(qids), np.array(docnos), np.array(rels, dtype=np.int64))
 
 
-def read_run(path):
+def read_run(path, *, progress=None):
     """Read a TREC run file (``qid iter docno rank score runid``).
 
     The rank column is ignored (as trec_eval does): documents are ranked by
@@ -127,6 +135,8 @@ def read_run(path):
     ----------
     path : str or path-like
         The file.
+    progress : callable, default=None
+        Called now and then as ``progress(characters_read, file_size)``.
 
     Returns
     -------
@@ -155,7 +165,7 @@ def read_run(path):
     seen = set()
     run_name = None
     name = os.fspath(path)
-    for name, number, fields in _lines(path):
+    for name, number, fields in _lines(path, progress):
         if len(fields) < 6:
             raise TrecFormatError(f"{name}:{number}: a run line must have at least 6 columns "
                                   f"(qid iter docno rank score runid). Got {len(fields)} instead.")

@@ -209,3 +209,77 @@ def test_compare_bad_usage(tmp_path):
     qrels, a, _ = _two_runs(tmp_path)
     _expect_error(run_cli("compare", qrels, a), "compare takes")
     _expect_error(run_cli("compare", qrels, a, a, "--correction", "sidak"), "--correction")
+
+
+TREC_MEASURES = {
+    "map": "map", "recip_rank": "mrr", "ndcg": "ndcg", "ndcg_cut_10": "ndcg@10", "ndcg_cut_20": "ndcg@20",
+    "P_5": "p@5", "P_10": "p@10", "P_20": "p@20", "recall_5": "r@5", "recall_10": "r@10",
+    "recall_100": "r@100", "Rprec": "rprec", "success_1": "hits@1", "success_5": "hits@5",
+    "success_10": "hits@10",
+}
+
+
+@needs_conformance
+@pytest.mark.parametrize("run_file, expected_file, extra", [
+    ("results.test", "out.test.aq", []),
+    ("results.trunc", "out.test.aqc", ["--missing", "zero"]),
+])
+def test_command_line_matches_trec_eval_per_topic(run_file, expected_file, extra):
+    names = list(TREC_MEASURES.values())
+    out = run_cli("evaluate", CONFORMANCE / "qrels.test", CONFORMANCE / run_file, "-m", *names, "--per-query",
+                  "--format", "json", *extra)
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    topics = payload["per_query"]["qid"]
+    checked = 0
+    for line in (CONFORMANCE / expected_file).read_text().splitlines():
+        measure, topic, value = line.split()
+        if measure not in TREC_MEASURES:
+            continue
+        name = TREC_MEASURES[measure]
+        got = payload["summary"][name] if topic == "all" else payload["per_query"][name][topics.index(topic)]
+        assert got == pytest.approx(float(value), abs=5e-5), (measure, topic)
+        checked += 1
+    assert checked == 4 * len(TREC_MEASURES)  # three topics and "all"
+
+
+class _FakeTerminal:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_only_on_a_terminal_and_only_after_the_delay():
+    from sklearn_rank.cli import Progress
+
+    quiet = Progress("reading", stream=_FakeTerminal(tty=False), delay=0.0)
+    quiet.update(5, 10)
+    quiet.close()
+    assert quiet.stream.text == ""
+    fast = Progress("reading", stream=_FakeTerminal(tty=True), delay=3600.0)
+    fast.update(5, 10)
+    fast.close()
+    assert fast.stream.text == ""
+    slow = Progress("reading", stream=_FakeTerminal(tty=True), delay=0.0)
+    slow.update(5, 10)
+    slow.close()
+    assert "reading" in slow.stream.text and "50.0%" in slow.stream.text and slow.stream.text.endswith("\n")
+
+
+def test_readers_report_progress(tmp_path):
+    from sklearn_rank.io import read_run
+
+    path = tmp_path / "big.run"
+    path.write_text("".join(f"q{i % 7} Q0 d{i} 0 {i}.5 r\n" for i in range(70000)))
+    calls = []
+    run = read_run(path, progress=lambda done, total: calls.append((done, total)))
+    assert len(run) == 70000
+    assert calls and all(0 < done <= total == path.stat().st_size for done, total in calls)
