@@ -30,7 +30,7 @@ from ._inputs import GroupedData
 
 # Rows of the score matrix processed at once in the label-index layout:
 # the temporary boolean arrays stay at a few MB whatever the matrix size.
-_CHUNK_ELEMENTS = 1 << 18
+_CHUNK_ELEMENTS = 1 << 19
 
 
 @dataclass
@@ -349,6 +349,8 @@ class LabelIndexStructure:
         # One boolean buffer, reused: fresh temporaries would cost a page fault per chunk.
         buffer = np.empty((min(step, n_q), n_c), dtype=bool)
         cols = np.arange(n_c)
+        # Narrow accumulators sum the boolean counts faster.
+        count_type = np.uint16 if n_c <= np.iinfo(np.uint16).max else np.uint32
         for lo in range(0, n_q, step):
             hi = min(n_q, lo + step)
             block = score[lo:hi]
@@ -356,23 +358,22 @@ class LabelIndexStructure:
             counts = hit.view(np.uint8)
             true = true_scores[lo:hi, None]
             keep = None if exclude is None or sparse else ~exclude[lo:hi]
-            # A finite sum proves every score finite; otherwise look closer (an overflowing sum,
-            # or a NaN / inf that is excluded, is fine).
-            with np.errstate(over="ignore", invalid="ignore"):
-                finite = np.isfinite(block.sum())
-            if not finite:
+            # Finite extremes prove every score finite (min and max propagate NaN); otherwise
+            # look closer: a NaN or inf that is excluded is fine.
+            if not (np.isfinite(block.min()) and np.isfinite(block.max())):
                 self._check_finite(block, lo, keep, exclude if sparse else None)
             np.greater(block, true, out=hit)
             if keep is not None:
                 hit &= keep
-            self.greater[lo:hi] = counts.sum(axis=1, dtype=np.int64)
+            self.greater[lo:hi] = counts.sum(axis=1, dtype=count_type)
             np.equal(block, true, out=hit)
             if keep is not None:
                 hit &= keep
-            self.equal[lo:hi] = counts.sum(axis=1, dtype=np.int64) - 1
+            self.equal[lo:hi] = counts.sum(axis=1, dtype=count_type)
+            self.equal[lo:hi] -= 1  # the true candidate itself
             if stable:
                 hit &= cols < target[lo:hi, None]
-                self.equal_before[lo:hi] = counts.sum(axis=1, dtype=np.int64)
+                self.equal_before[lo:hi] = counts.sum(axis=1, dtype=count_type)
             if keep is not None:
                 self.n_candidates[lo:hi] = keep.sum(axis=1)
         if sparse:
