@@ -193,7 +193,8 @@ class GroupedStructure:
         self.item_rel = self.is_rel[rows].astype(np.float64)
         self.item_gain = self.gains[rows]
         # Their blocks.
-        block = np.searchsorted(first, idx, side="right") - 1
+        # without ties every row is its own block
+        block = idx if first.size == n else np.searchsorted(first, idx, side="right") - 1
         new_block = np.empty(idx.size, dtype=bool)
         new_block[:1] = True
         np.not_equal(block[1:], block[:-1], out=new_block[1:])
@@ -210,18 +211,19 @@ class GroupedStructure:
     def query_stats(self):
         data = self.data
         n_q = data.n_queries
-        n_rel_retrieved = np.bincount(data.query, weights=self.is_rel, minlength=n_q)
+        # relevant items all have a gain: counting over the gain items is enough
+        n_rel_retrieved = np.bincount(self.item_q, weights=self.item_rel, minlength=n_q)
         if data.judged_query is not None:
             judged_is_rel, judged_gains = relevance_masks(data.judged_rel, self.relevance_level, self.gain)
             n_relevant = np.bincount(data.judged_query, weights=judged_is_rel, minlength=n_q)
             # Relevant candidates that are missing from the judgements still count.
             n_relevant = np.maximum(n_relevant, n_rel_retrieved)
             iq, ig = data.judged_query, judged_gains
+            keep = ig > 0
+            iq, ig = iq[keep], ig[keep]
         else:
             n_relevant = n_rel_retrieved
-            iq, ig = data.query, self.gains
-        keep = ig > 0
-        iq, ig = iq[keep], ig[keep]
+            iq, ig = self.item_q, self.item_gain
         o = np.lexsort((-ig, iq))
         return QueryStats(self.counts.astype(np.float64), n_rel_retrieved, n_relevant, iq[o], ig[o])
 
@@ -270,7 +272,7 @@ class GroupedStructure:
 
     def ranks(self, targets):
         data = self.data
-        n_rel_q = np.bincount(data.query, weights=self.is_rel, minlength=data.n_queries)
+        n_rel_q = np.bincount(self.item_q, weights=self.item_rel, minlength=data.n_queries)
         if targets == "first":
             cand = np.flatnonzero(self.block_rel > 0)
             # blocks are sorted by query: the first relevant block of each query
