@@ -15,7 +15,7 @@ from .metrics import (compute_ranks, dcg_score, evaluate, evaluate_ranks, hits_a
                       mean_rank, mean_reciprocal_rank, ndcg_score, positive_vs_negatives, precision_at_k,
                       r_precision, recall_at_k)
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.1.0"
 
 __all__ = [
     "MetricSpec",
