@@ -28,6 +28,7 @@ class GroupedData:
     weight: np.ndarray | None
     judged_query: np.ndarray | None = None
     judged_rel: np.ndarray | None = None
+    grouped: bool | None = None  # True: ``query`` is nondecreasing (each query's rows contiguous); None: unknown
 
     @property
     def n_queries(self):
@@ -80,7 +81,9 @@ def _as_numeric(x, name, ndim=None):
 
 
 def _check_finite(values, name, where=""):
-    if values.dtype.kind == "f":
+    # Finite extremes prove every value finite (min and max propagate NaN) without a temporary.
+    if values.dtype.kind == "f" and not (values.size == 0 or (np.isfinite(values.min())
+                                                              and np.isfinite(values.max()))):
         bad = ~np.isfinite(values)
         if bad.any():
             n_bad = int(bad.sum())
@@ -113,13 +116,13 @@ def _query_codes(qid, n_rows):
             codes[0] = 0
             np.cumsum(change, out=codes[1:])
             starts = np.concatenate(([0], np.flatnonzero(change) + 1))
-            return qid[starts], codes
+            return qid[starts], codes, True
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError:
         raise TypeError("`qid` values must be mutually comparable (all numbers or all strings). "
                         f"Got mixed types instead.") from None
-    return uniques, codes.reshape(-1).astype(np.intp)
+    return uniques, codes.reshape(-1).astype(np.intp), None
 
 
 def _weights_per_row(sample_weight, n):
@@ -164,9 +167,9 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
                          f"Got shapes {rel.shape} and {score.shape} instead.")
     n = score.shape[0]
     if qid is None:
-        uniques, codes = np.zeros(1, dtype=np.intp), np.zeros(n, dtype=np.intp)
+        uniques, codes, grouped = np.zeros(1, dtype=np.intp), np.zeros(n, dtype=np.intp), True
     else:
-        uniques, codes = _query_codes(qid, n)
+        uniques, codes, grouped = _query_codes(qid, n)
     weight = None
     if sample_weight is not None:
         w = _weights_per_row(sample_weight, n)
@@ -179,7 +182,7 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
     if exclude is not None:
         keep = ~_mask(exclude, (n,), "exclude")
     return _finish_grouped(codes, score.astype(np.float64, copy=False), rel.astype(np.float64, copy=False),
-                           uniques, weight, keep, judged)
+                           uniques, weight, keep, judged, grouped)
 
 
 def _mask(exclude, shape, name):
@@ -197,7 +200,7 @@ def _mask(exclude, shape, name):
     return mask
 
 
-def _finish_grouped(codes, score, rel, uniques, weight, keep, judged):
+def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped):
     if keep is not None:
         excluded_relevant = (~keep) & (rel > 0)
         if excluded_relevant.any():
@@ -207,9 +210,9 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged):
         codes, score, rel = codes[keep], score[keep], rel[keep]
     _check_finite(score, "y_score", " (excluded candidates may hold any value)")
     _check_relevance(rel)
-    present = np.bincount(codes, minlength=len(uniques)) > 0
-    if not present.all():
-        # Every candidate of some query was excluded: drop the query entirely.
+    # Every query has a row, unless all of its candidates were excluded: then drop the query.
+    present = np.bincount(codes, minlength=len(uniques)) > 0 if keep is not None else None
+    if present is not None and not present.all():
         remap = np.cumsum(present) - 1
         codes = remap[codes]
         uniques = uniques[present]
@@ -217,7 +220,7 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged):
             weight = weight[present]
     if codes.size == 0:
         raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
-    data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight)
+    data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight, grouped=grouped)
     if judged is not None:
         data.judged_query, data.judged_rel = _judged(judged, uniques)
     return data
@@ -261,7 +264,7 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged):
                          "Got it with the relevance-matrix layout instead.")
     return _finish_grouped(codes, score.reshape(-1).astype(np.float64, copy=False),
                            rel.reshape(-1).astype(np.float64, copy=False),
-                           np.arange(n_queries), weight, keep, None)
+                           np.arange(n_queries), weight, keep, None, True)
 
 
 def _label_index(true_arr, score, exclude, labels, sample_weight):

@@ -38,6 +38,43 @@ def _cumulative_discount(n):
     return table
 
 
+def ideal_dcg(query, gain, n_queries, k=None):
+    """DCG of each query's gains in decreasing order (its ideal list), cut at ``k``.
+
+    ``query`` and ``gain`` list the positive gains of every query in any order. When the gains
+    take a few integer values (graded relevance, linear or exponential gain), they are counted
+    per query and value, and each value covers a run of positions whose discounts sum to a
+    difference of the cumulative table: no sort. Otherwise the gains are sorted by query and
+    decreasing gain.
+    """
+    if gain.size == 0:
+        return np.zeros(n_queries)
+    cut = np.inf if k is None else float(k)
+    if gain.max() <= 1 << 16:
+        whole = gain.astype(np.int64)
+        if np.array_equal(whole, gain):
+            histogram = np.bincount(whole)
+            values = np.flatnonzero(histogram)[::-1].astype(np.float64)  # decreasing
+            n_values = values.size
+            if n_queries * n_values <= 4 * gain.size + 4096:
+                # column of each gain value, the largest first
+                column = n_values - np.cumsum(histogram > 0)
+                counts = np.bincount(query * n_values + column[whole],
+                                     minlength=n_queries * n_values).reshape(n_queries, n_values)
+                end = np.cumsum(counts, axis=1)
+                table = _cumulative_discount(min(end[:, -1].max(), cut))
+                end_cut = np.minimum(end, cut).astype(np.int64)
+                start_cut = np.minimum(end - counts, cut).astype(np.int64)
+                return (table[end_cut] - table[start_cut]) @ values
+    order = np.lexsort((-gain, query))
+    q = query[order]
+    pos = np.arange(q.size) - _exclusive_first(q)
+    disc = 1.0 / np.log2(pos + 2.0)
+    if k is not None:
+        disc = np.where(pos < k, disc, 0.0)
+    return _segment_sum(q, gain[order] * disc, n_queries)
+
+
 class ListKernels:
     """Per-query list metrics from the blocks of one tie policy."""
 
@@ -134,14 +171,7 @@ class ListKernels:
 
     def _idcg(self, k):
         st = self.stats
-        iq, ig = st.ideal_query, st.ideal_gain
-        if iq.size == 0:
-            return np.zeros(self.n)
-        pos = np.arange(iq.size) - _exclusive_first(iq)
-        disc = 1.0 / np.log2(pos + 2.0)
-        if k is not None:
-            disc = np.where(pos < k, disc, 0.0)
-        return _segment_sum(iq, ig * disc, self.n)
+        return ideal_dcg(st.ideal_query, st.ideal_gain, self.n, k)
 
     def _auc(self):
         # Pairs (relevant, non-relevant) ordered correctly; tied pairs count half under "expected"

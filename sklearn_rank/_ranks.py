@@ -49,7 +49,7 @@ class QueryStats:
     n_candidates: np.ndarray      # candidates in the list (after exclusion)
     n_rel_retrieved: np.ndarray   # relevant candidates in the list
     n_relevant: np.ndarray        # relevant items, judged ones included (denominators)
-    ideal_query: np.ndarray       # positive ideal gains, sorted by query then decreasing gain
+    ideal_query: np.ndarray       # the positive gains of the ideal lists, per query, in any order
     ideal_gain: np.ndarray
 
 
@@ -112,23 +112,30 @@ def relevance_masks(rel, relevance_level, gain):
 # --------------------------------------------------------------------------------------------
 # Grouped layout: one sort, then segment reductions.
 # --------------------------------------------------------------------------------------------
-def sort_rows(query, key, n_queries, tie_key=None, stable=True, counts=None):
+def sort_rows(query, key, n_queries, tie_key=None, stable=True, counts=None, descending=False, grouped=None):
     """Order of rows by (query, key[, tie_key]); with ``stable``, equal keys keep input order.
 
+    ``descending`` sorts by decreasing key (the ties of an unstable sort come out in any order).
     When the queries are of similar sizes (``counts`` given), the rows are laid out as a padded
     matrix, one query per row, and each row is sorted on its own: sorting many short rows that
     fit in cache is several times faster than one long sort (and does less work, n log C
     instead of n log n). Otherwise two argsorts: the keys, then a stable sort of the query
-    codes, which numpy does by radix sort for 8- and 16-bit integers.
+    codes, which numpy does by radix sort for 8- and 16-bit integers. ``grouped`` tells that
+    ``query`` is already nondecreasing (None: find out).
     """
     n = query.size
+    if descending and (stable or tie_key is not None):
+        # Reversing an ascending sort would reverse the input order of ties: negate instead.
+        key, descending = -key, False
     kind = "stable" if stable else None
     if tie_key is None and counts is not None and n:
         width = int(counts.max())
         if n_queries * width <= 2 * n + 1024:
-            return _sort_padded(query, key, n_queries, counts, width, kind)
+            return _sort_padded(query, key, n_queries, counts, width, kind, descending, grouped)
     if tie_key is None:
         order = np.argsort(key, kind=kind)
+        if descending:
+            order = order[::-1]
     else:
         order = np.lexsort((tie_key, key))
     return order[np.argsort(_small_codes(query[order], n_queries), kind="stable")]
@@ -142,21 +149,28 @@ def _small_codes(codes, n_queries):
     return codes
 
 
-def _sort_padded(query, key, n_queries, counts, width, kind):
+def _sort_padded(query, key, n_queries, counts, width, kind, descending, grouped):
     n = query.size
-    qstart = np.cumsum(counts) - counts
-    grouped = None if (query[1:] >= query[:-1]).all() else np.argsort(_small_codes(query, n_queries),
-                                                                       kind="stable")
-    if grouped is None and n == n_queries * width:
+    qstart = (np.cumsum(counts) - counts)[:, None]
+    if grouped is None:
+        grouped = bool((query[1:] >= query[:-1]).all())
+    perm = None if grouped else np.argsort(_small_codes(query, n_queries), kind="stable")
+    if perm is None and n == n_queries * width:
         within = np.argsort(key.reshape(n_queries, width), axis=1, kind=kind)
-        return (within + qstart[:, None]).reshape(-1)
-    q = query if grouped is None else query[grouped]
-    k = key if grouped is None else key[grouped]
-    matrix = np.full((n_queries, width), np.inf)  # keys are finite: padding sorts last
-    matrix[q, np.arange(n) - qstart[q]] = k
+        if descending:
+            return np.add(within[:, ::-1], qstart).reshape(-1)
+        within += qstart
+        return within.reshape(-1)
+    q = query if perm is None else query[perm]
+    k = key if perm is None else key[perm]
+    # Keys are finite: the padding sorts last.
+    matrix = np.full((n_queries, width), -np.inf if descending else np.inf)
+    matrix[q, np.arange(n) - qstart[q, 0]] = k
     within = np.argsort(matrix, axis=1, kind=kind)
-    flat = (within + qstart[:, None])[np.arange(width) < counts[:, None]]
-    return flat if grouped is None else grouped[flat]
+    if descending:
+        within = within[:, ::-1]
+    flat = (within + qstart)[np.arange(width) < counts[:, None]]
+    return flat if perm is None else perm[flat]
 
 
 class GroupedStructure:
@@ -176,32 +190,50 @@ class GroupedStructure:
         self.is_rel, self.gains = relevance_masks(data.rel, relevance_level, gain)
         self.counts = np.bincount(data.query, minlength=n_q)
         self.qstart = np.cumsum(self.counts) - self.counts
-        order = sort_rows(data.query, -data.score, n_q, stable=stable, counts=self.counts)
+        grouped = data.grouped
+        if grouped is None:
+            grouped = bool((data.query[1:] >= data.query[:-1]).all())
+        order = sort_rows(data.query, data.score, n_q, stable=stable, counts=self.counts, descending=True,
+                          grouped=grouped)
         n = order.size
-        q = data.query[order]
+        # Rows already grouped by query keep their query codes in sorted order.
+        q = data.query if grouped else data.query[order]
         sc = data.score[order]
+        # Tie blocks: a new block at each change of score, and at the first row of each query.
         new = np.empty(n, dtype=bool)
         new[0] = True
         np.not_equal(sc[1:], sc[:-1], out=new[1:])
-        new[1:] |= q[1:] != q[:-1]
-        first = np.flatnonzero(new)  # sorted position where each tie block starts
+        new[self.qstart[self.counts > 0]] = True
         # Gain items, in sorted order.
-        idx = np.flatnonzero(self.gains[order] > 0)
+        positive = self.is_rel if relevance_level is None else self.gains > 0
+        idx = np.flatnonzero(positive[order])
         rows = order[idx]
         self.item_q = q[idx]
         self.item_pos = idx - self.qstart[self.item_q]  # 0-based position within the query
         self.item_rel = self.is_rel[rows].astype(np.float64)
         self.item_gain = self.gains[rows]
-        # Their blocks.
-        # without ties every row is its own block
-        block = idx if first.size == n else np.searchsorted(first, idx, side="right") - 1
+        if new.all():
+            # No ties: every gain item is a block of its own.
+            self.item_block = np.arange(idx.size)
+            self.block_query = self.item_q
+            self.block_start = self.item_pos.astype(np.float64)
+            self.block_size = np.ones(idx.size)
+            self.block_rel = self.item_rel
+            self.block_gain = self.item_gain
+            return
+        first = np.flatnonzero(new)  # sorted position where each tie block starts
+        # The blocks of the gain items.
+        block = np.searchsorted(first, idx, side="right") - 1
         new_block = np.empty(idx.size, dtype=bool)
         new_block[:1] = True
         np.not_equal(block[1:], block[:-1], out=new_block[1:])
         self.item_block = np.cumsum(new_block) - 1
         kept = block[new_block]
         begin = first[kept]
-        end = np.append(first, n)[kept + 1]
+        end = np.full(kept.size, n)
+        following = kept + 1
+        inside = following < first.size
+        end[inside] = first[following[inside]]
         self.block_query = q[begin]
         self.block_start = (begin - self.qstart[self.block_query]).astype(np.float64)
         self.block_size = (end - begin).astype(np.float64)
@@ -224,8 +256,7 @@ class GroupedStructure:
         else:
             n_relevant = n_rel_retrieved
             iq, ig = self.item_q, self.item_gain
-        o = np.lexsort((-ig, iq))
-        return QueryStats(self.counts.astype(np.float64), n_rel_retrieved, n_relevant, iq[o], ig[o])
+        return QueryStats(self.counts.astype(np.float64), n_rel_retrieved, n_relevant, iq, ig)
 
     def blocks(self, ties):
         """Blocks for the binary metrics and for (n)DCG under a tie policy."""
@@ -241,7 +272,7 @@ class GroupedStructure:
         else:
             d = self.data
             rel_key = -d.rel if ties == "optimistic" else d.rel
-            order = sort_rows(d.query, -d.score, d.n_queries, tie_key=rel_key)
+            order = sort_rows(d.query, d.score, d.n_queries, tie_key=rel_key, descending=True)
             idx = np.flatnonzero(self.gains[order] > 0)
             rows = order[idx]
             q = d.query[rows]
