@@ -596,7 +596,7 @@ def workload_5(cfg):
     # model's predict on a plain array, and sklearn_rank.evaluate on those predictions.
     _, test = next(QueryGroupKFold(n_splits).split(X, y))
     model = fitted.best_estimator_
-    features = X.iloc[test].drop(columns="qid").to_numpy()
+    features = X.iloc[test].drop(columns="qid")  # the DataFrame the wrapped model sees in score()
     y_test, qid_test = np.asarray(y)[test], np.asarray(qid)[test]
     repeat = cfg["repeat"] * 4
     # score() on a fresh slice each time, as in the search (pandas does work on a slice's first use)

@@ -30,10 +30,22 @@ _DEFAULT_REPORT_METRICS = ("mrr", "map", "ndcg@10")
 
 def _check_features(estimator, X, *, reset):
     """Record or check n_features_in_ and feature_names_in_ without converting X."""
+    if not reset and _same_features(estimator, X):
+        return X
     if _validate_data is not None:
         validate_data_kwargs = {"reset": reset, "skip_check_array": True}
         return _validate_data(estimator, X, **validate_data_kwargs)
     return estimator._validate_data(X, reset=reset, cast_to_ndarray=False)  # pragma: no cover
+
+
+def _same_features(estimator, X):
+    """X has exactly the columns seen in fit: the common case, checked without scikit-learn's
+    full validation (which a mismatch still goes through, for its errors and warnings)."""
+    fitted_names = getattr(estimator, "feature_names_in_", None)
+    columns = getattr(X, "columns", None)
+    if fitted_names is None or columns is None:
+        return False
+    return len(columns) == len(fitted_names) and list(columns) == fitted_names.tolist()
 
 
 def _routing_enabled():
@@ -269,8 +281,12 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             params["group"] = np.bincount(sorted_codes)
         return X, y, params
 
+    def _check_is_fitted(self):
+        if not hasattr(self, "estimator_"):
+            check_is_fitted(self)  # raises NotFittedError
+
     def _inner_X(self, X):
-        check_is_fitted(self)
+        self._check_is_fitted()
         if _is_2d(X):
             # Other inputs go to the wrapped estimator as they are: it raises its usual error.
             _check_features(self, X, reset=False)
@@ -344,12 +360,12 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
     # ---- the metric ---------------------------------------------------------------------------
 
     def _report(self, X, y, qid, sample_weight, metrics):
-        check_is_fitted(self)
+        self._check_is_fitted()
         if _is_2d(X):
             _check_features(self, X, reset=False)
         query, X_inner = self._split_query(X, qid)
         inputs = ranking_inputs(self.estimator_, X_inner, y, query, allow_single_query=self.qid is None,
-                                missing_qid_message=self._missing_qid(X))
+                                missing_qid_message=lambda: self._missing_qid(X))
         return evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **self._metric_params())
 
     def score(self, X, y, *, qid=None, sample_weight=None):

@@ -131,6 +131,8 @@ def as_2d(X):
 
 def read_qid_column(X, position):
     """The query ids held in column ``position`` of X, as a 1-D numpy array."""
+    if hasattr(X, "iloc"):  # pandas, without the generic indexing's overhead
+        return np.asarray(X.iloc[:, position].to_numpy())
     column = _safe_indexing(X, position, axis=1)
     if sp.issparse(column):
         return column.toarray().ravel()
@@ -139,8 +141,22 @@ def read_qid_column(X, position):
 
 
 def drop_column(X, position):
-    """X without column ``position`` (arrays, sparse matrices and DataFrames)."""
-    keep = [i for i in range(_n_columns(X)) if i != position]
+    """X without column ``position`` (arrays, sparse matrices and DataFrames).
+
+    A first or last column is dropped with a slice, which arrays and DataFrames take
+    without copying the other columns.
+    """
+    n_columns = _n_columns(X)
+    if position == 0:
+        keep = slice(1, n_columns)
+    elif position == n_columns - 1:
+        keep = slice(0, n_columns - 1)
+    else:
+        keep = [i for i in range(n_columns) if i != position]
+    if hasattr(X, "iloc"):
+        return X.iloc[:, keep]
+    if isinstance(X, np.ndarray):
+        return X[:, keep]
     return _safe_indexing(X, keep, axis=1)
 
 
@@ -272,7 +288,7 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
                              f"stratified split). Got {np.unique(y_true[unseen])[:5].tolist()} instead.")
         return {"y_true": y_true, "y_score": _class_scores(estimator, X, classes), "labels": classes}
     if query is None and not allow_single_query:
-        raise ValueError(missing_qid_message)
+        raise ValueError(missing_qid_message() if callable(missing_qid_message) else missing_qid_message)
     if classes is not None:
         y_score = _positive_class_scores(estimator, X, classes)
     else:
@@ -363,7 +379,7 @@ class RankingScorer(_MetadataRequester):
             if position is not None:
                 query = read_qid_column(X_cols, position)
         inputs = ranking_inputs(estimator, X, y_true, query, allow_single_query=False,
-                                missing_qid_message=describe_missing_qid(repr(self), self.qid, X))
+                                missing_qid_message=lambda: describe_missing_qid(repr(self), self.qid, X))
         report = evaluate(**inputs, metrics=[self._spec.name], sample_weight=sample_weight, **self.params)
         return float(self._sign * report.summary[self._spec.name])
 

@@ -73,6 +73,38 @@ def test_qid_column_index_of_an_array():
     assert model.score(stacked, y) == pytest.approx(oracle_mrr(reference.predict(X), y, qid), abs=1e-10)
 
 
+@pytest.mark.parametrize("position", [0, 1, 3])
+@pytest.mark.parametrize("container", ["array", "frame"])
+def test_qid_column_at_any_position(position, container):
+    # First and last columns are dropped with a slice, the others with a list: same results.
+    import pandas as pd
+
+    X, y, qid = grouped_data(seed=4)
+    stacked = np.insert(X, position, qid, axis=1)
+    names = [f"x{i}" for i in range(X.shape[1])]
+    names.insert(position, "qid")
+    data = pd.DataFrame(stacked, columns=names) if container == "frame" else stacked
+    spec = "qid" if container == "frame" else position
+    model = RankingEvaluator(LinearRegression(), metric="mrr", qid=spec).fit(data, y)
+    reference = LinearRegression().fit(X, y)
+    np.testing.assert_allclose(model.predict(data), reference.predict(X), rtol=0, atol=1e-10)
+    assert model.score(data, y) == pytest.approx(oracle_mrr(reference.predict(X), y, qid), abs=1e-10)
+    assert stacked[0, position] == qid[0]  # the input is not modified
+
+
+def test_columns_other_than_those_seen_in_fit_raise_scikit_learns_error():
+    X, y, qid = grouped_data(seed=5)
+    frame = frame_of(X, qid)
+    model = RankingEvaluator(LinearRegression(), metric="mrr").fit(frame, y)
+    renamed = frame.rename(columns={"x1": "other"})
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.score(renamed, y)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.score(frame[list(reversed(frame.columns))], y)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.score(frame.drop(columns="x2"), y)
+
+
 def test_qid_argument_wins_over_the_column():
     X, y, qid = grouped_data(seed=2)
     frame = frame_of(X, qid)
