@@ -5,17 +5,40 @@ R-precision, per-query AUC and the rank-statistics family, over four input
 layouts, with explicit tie policies and the filtered protocol.
 """
 
-from ._evaluator import RankingEvaluator
+import importlib
+
 from ._kernels import UndefinedMetricWarning
 from ._ranks import Ranks
 from ._registry import MetricSpec, get_metric, metric_names
 from ._report import RankingReport
-from ._scorer import RankingScorer, get_scorer, make_ranking_scorer, make_scorers
 from .metrics import (compute_ranks, dcg_score, evaluate, evaluate_ranks, hits_at_k, mean_average_precision,
                       mean_rank, mean_reciprocal_rank, ndcg_score, positive_vs_negatives, precision_at_k,
                       r_precision, recall_at_k)
 
 __version__ = "0.1.0"
+
+# The scikit-learn integration is imported on first use: the metric functions and the command
+# line start without loading scikit-learn.
+_LAZY = {
+    "RankingEvaluator": "._evaluator",
+    "RankingScorer": "._scorer",
+    "get_scorer": "._scorer",
+    "make_ranking_scorer": "._scorer",
+    "make_scorers": "._scorer",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "MetricSpec",

@@ -5,13 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from ._ranks import (exclusive_segment_sum, expect_hits, expect_rank, expect_reciprocal, harmonic,
                      log_expect_power, variance_rank)
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
-_MAD_SCALE = 1.0 / norm.ppf(0.75)
+_MAD_SCALE = 1.0 / ndtri(0.75)  # ndtri: the standard normal quantile, scipy.stats.norm.ppf
 
 
 def _segment_sum(seg, values, n):

@@ -283,3 +283,20 @@ def test_readers_report_progress(tmp_path):
     run = read_run(path, progress=lambda done, total: calls.append((done, total)))
     assert len(run) == 70000
     assert calls and all(0 < done <= total == path.stat().st_size for done, total in calls)
+
+
+def test_the_metric_functions_and_the_command_line_do_not_load_scikit_learn(tmp_path):
+    # scikit-learn (and with it pandas and scipy.stats) loads on first use of the integration only.
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run.write_text("q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n")
+    code = ("import sys, sklearn_rank\n"
+            "from sklearn_rank import cli\n"
+            "sklearn_rank.evaluate([1, 0], [0.5, 0.2], qid=[1, 1])\n"
+            f"assert cli.main(['evaluate', {str(qrels)!r}, {str(run)!r}]) == 0\n"
+            "loaded = sorted(m for m in ('sklearn', 'scipy.stats') if m in sys.modules)\n"
+            "assert not loaded, loaded\n"
+            "from sklearn_rank import RankingEvaluator\n"
+            "assert 'sklearn' in sys.modules\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
