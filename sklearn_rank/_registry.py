@@ -212,6 +212,20 @@ def get_metric(name):
         return name
     if not isinstance(name, str):
         raise TypeError(f"`metric` must be a string. Got {name!r} of type {type(name).__name__} instead.")
+    cached = _RESOLVED.get(name)
+    if cached is not None:
+        return cached
+    spec = _parse(name)
+    if len(_RESOLVED) < 4096:
+        _RESOLVED[name] = spec  # MetricSpec is frozen: safe to share
+    return spec
+
+
+# Names already resolved (a search resolves the same name at every scoring call).
+_RESOLVED = {}
+
+
+def _parse(name):
     text = name.strip()
     head, sep, tail = text.partition("@")
     base = _ALIASES.get(_normalise(head))
