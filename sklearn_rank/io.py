@@ -29,6 +29,7 @@ import numpy as np
 
 from .metrics import _check_options, _evaluate_structure, _resolve_metrics, _structure
 from ._inputs import check_option
+from ._ranks import _small_codes
 from ._report import RankingReport, weighted_mean
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_qrels", "write_run", "evaluate_trec"]
@@ -752,8 +753,7 @@ def _query_order(codes, n_codes):
     """np.argsort(qid, kind="stable") from the query codes."""
     if codes.size < 2 or (codes[1:] >= codes[:-1]).all():
         return np.arange(codes.size)
-    small = codes.astype(np.uint16) if n_codes <= 1 << 16 else codes  # 16-bit keys: a radix sort
-    return np.argsort(small, kind="stable")
+    return np.argsort(_small_codes(codes, n_codes), kind="stable")  # 16-bit keys: a radix sort
 
 
 def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_level=None, missing="skip",
