@@ -25,15 +25,21 @@ class RankingReport:
     n_skipped : int
         Number of queries skipped because they have no relevant item
         (``no_relevant="skip"``).
+    n_missing : int
+        Retrieval setting (``judged=``): number of judged queries that have no
+        candidate row at all. They are left out of ``n_queries`` with
+        ``missing="skip"`` and counted as evaluated queries scoring 0 with
+        ``missing="zero"`` (trec_eval's ``-c``).
     params : dict
         The options the metrics were computed with (``ties``, ``targets``, ...).
     """
 
-    def __init__(self, summary, per_query, n_queries, n_skipped, params):
+    def __init__(self, summary, per_query, n_queries, n_skipped, params, n_missing=0):
         self.summary = summary
         self.per_query = per_query
         self.n_queries = n_queries
         self.n_skipped = n_skipped
+        self.n_missing = n_missing
         self.params = params
 
     def to_frame(self):
@@ -56,7 +62,8 @@ class RankingReport:
 
     def __repr__(self):
         width = max((len(name) for name in self.summary), default=6)
-        lines = [f"RankingReport(n_queries={self.n_queries}, n_skipped={self.n_skipped}, "
+        missing = f", n_missing={self.n_missing}" if self.n_missing else ""
+        lines = [f"RankingReport(n_queries={self.n_queries}, n_skipped={self.n_skipped}{missing}, "
                  f"ties={self.params.get('ties')!r})"]
         for name, value in self.summary.items():
             lines.append(f"  {name:<{width}}  {value:.4f}")
