@@ -171,10 +171,24 @@ def metric_names():
     return sorted(names)
 
 
-def _suggestions(name):
-    candidates = sorted(set(metric_names()) | {_display(b, 10) for b, r in _SPECS.items() if r[2] != "no"})
-    close = difflib.get_close_matches(name.lower(), candidates, n=3, cutoff=0.5)
-    return close
+def _suggestions(text):
+    """Up to three valid names close to ``text``, synonyms included, keeping the cut-off as written."""
+    head, sep, tail = text.partition("@")
+    close = difflib.get_close_matches(_normalise(head), list(_ALIASES), n=8, cutoff=0.6)
+    tail = tail.strip()
+    hints = []
+    for alias in close:
+        base = _ALIASES[alias]
+        takes_k = _SPECS[base][2]
+        if takes_k == "no":
+            hint = _display(base, None)
+        elif sep or takes_k == "required":
+            hint = _display(base, tail if sep and tail.isdigit() else "k")
+        else:
+            hint = _display(base, None)
+        if hint not in hints:
+            hints.append(hint)
+    return hints[:3]
 
 
 def get_metric(name):
