@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
 NO_RELEVANT = ("skip", "zero", "error")
+MISSING = ("skip", "zero")
 GAINS = ("linear", "exponential")
 TARGETS = ("first", "all")
 
@@ -28,6 +29,7 @@ class GroupedData:
     weight: np.ndarray | None
     judged_query: np.ndarray | None = None
     judged_rel: np.ndarray | None = None
+    missing_judged: tuple | None = None  # (qid, relevance) of judged queries without any candidate row
     grouped: bool | None = None  # True: ``query`` is nondecreasing (each query's rows contiguous); None: unknown
 
     @property
@@ -44,6 +46,7 @@ class LabelIndexData:
     exclude: object  # None, dense boolean array or CSR matrix
     qid: np.ndarray
     weight: np.ndarray | None
+    missing_judged = None  # no judgements in this layout
 
     @property
     def n_queries(self):
@@ -62,10 +65,19 @@ def check_option(value, name, allowed):
     return value
 
 
+def _as_array(x, name):
+    """``np.asarray`` with an error that names the argument (ragged nested lists)."""
+    try:
+        return np.asarray(x)
+    except ValueError:
+        raise ValueError(f"`{name}` must be a rectangular array: every row of the same length. "
+                         "Got a ragged nested sequence instead.") from None
+
+
 def _as_numeric(x, name, ndim=None):
     if sp.issparse(x):
         raise TypeError(f"`{name}` must be a dense array-like, not a sparse matrix. Got {type(x).__name__} instead.")
-    arr = np.asarray(x)
+    arr = _as_array(x, name)
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
@@ -78,6 +90,50 @@ def _as_numeric(x, name, ndim=None):
     if ndim is not None and arr.ndim not in ndim:
         raise ValueError(f"`{name}` must be {' or '.join(f'{d}-D' for d in ndim)}. Got shape {arr.shape} instead.")
     return arr
+
+
+# Integers of at most 53 bits are exact in float64.
+_EXACT_INT = 2 ** 53
+
+
+def score_values(y_score):
+    """Validate scores and return them as floats that order and tie exactly as the input does.
+
+    Only the order of the scores matters to a rank. float64 and narrower floats are used as they are,
+    and so are integers that float64 holds exactly. Wider integers (int64, uint64 beyond 2**53),
+    long doubles and timestamps would collide when rounded to float64 and create ties the input does
+    not have: they are replaced by their dense rank among all scores, which keeps every comparison.
+    """
+    arr = _as_array(y_score, "y_score")
+    if arr.dtype.kind in "mM":
+        as_int = arr.view(np.int64)
+        not_a_time = as_int == np.iinfo(np.int64).min
+        if not_a_time.any():
+            raise ValueError(f"`y_score` must not hold NaT (not-a-time). Got {int(not_a_time.sum())} NaT "
+                             "instead.")
+        arr = as_int
+    score = _as_numeric(arr, "y_score", ndim=(1, 2))
+    kind, size = score.dtype.kind, score.dtype.itemsize
+    if kind == "f" and size <= 8:
+        return score
+    if kind in "iu" and (score.size == 0 or (int(score.min()) >= -_EXACT_INT and int(score.max()) <= _EXACT_INT)):
+        return score.astype(np.float64)
+    if kind == "f":  # long double: keep it if float64 holds every value exactly
+        rounded = score.astype(np.float64)
+        if np.array_equal(rounded.astype(score.dtype), score, equal_nan=True):
+            return rounded
+    return _dense_rank(score)
+
+
+def _dense_rank(score):
+    finite = np.isfinite(score) if score.dtype.kind == "f" else None
+    values = score if finite is None else np.where(finite, score, 0)
+    _, codes = np.unique(values.reshape(-1), return_inverse=True)
+    ranked = codes.reshape(score.shape).astype(np.float64)
+    if finite is not None and not finite.all():
+        # NaN and infinities stay what they are: the finiteness checks see them as before.
+        ranked[~finite] = score[~finite].astype(np.float64)
+    return ranked
 
 
 def _check_finite(values, name, where=""):
@@ -99,7 +155,7 @@ def _check_relevance(rel, name="y_true"):
 
 
 def _query_codes(qid, n_rows):
-    qid = np.asarray(qid)
+    qid = _as_array(qid, "qid")
     if qid.ndim != 1 or qid.shape[0] != n_rows:
         raise ValueError(f"`qid` must be 1-D with one query id per row ({n_rows}). Got shape {qid.shape} instead.")
     if qid.dtype.kind == "f" and np.isnan(qid).any():
@@ -125,10 +181,10 @@ def _query_codes(qid, n_rows):
     return uniques, codes.reshape(-1).astype(np.intp), None
 
 
-def _weights_per_row(sample_weight, n):
+def weights_per_row(sample_weight, n, unit="query"):
     w = _as_numeric(sample_weight, "sample_weight", ndim=(1,)).astype(np.float64)
     if w.shape[0] != n:
-        raise ValueError(f"`sample_weight` must have one weight per query ({n}). Got {w.shape[0]} instead.")
+        raise ValueError(f"`sample_weight` must have one weight per {unit} ({n}). Got {w.shape[0]} instead.")
     _check_finite(w, "sample_weight")
     if (w < 0).any():
         raise ValueError(f"`sample_weight` must be non-negative. Got minimum {float(w.min())!r} instead.")
@@ -139,14 +195,14 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
     """Validate the inputs of any entry point and return GroupedData or LabelIndexData."""
     if y_true is None or y_score is None:
         raise ValueError("`y_true` and `y_score` are required. Got None instead.")
-    score = _as_numeric(y_score, "y_score", ndim=(1, 2))
+    score = score_values(y_score)
     if score.size == 0:
         raise ValueError(f"`y_score` must not be empty. Got shape {score.shape} instead.")
     if score.ndim == 2:
         if qid is not None:
             raise ValueError("`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
                              f"row of `y_score` is one query. Got qid with 2-D y_score of shape {score.shape} instead.")
-        true_arr = np.asarray(y_true)
+        true_arr = _as_array(y_true, "y_true")
         if true_arr.ndim == 2:
             if labels is not None:
                 raise ValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
@@ -172,7 +228,7 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
         uniques, codes, grouped = _query_codes(qid, n)
     weight = None
     if sample_weight is not None:
-        w = _weights_per_row(sample_weight, n)
+        w = weights_per_row(sample_weight, n, "row")
         weight = np.zeros(len(uniques))
         weight[codes] = w
         if not np.array_equal(weight[codes], w):
@@ -200,11 +256,11 @@ def _mask(exclude, shape, name):
     return mask
 
 
-def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped):
+def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, row_offset=0, allow_empty=False):
     if keep is not None:
         excluded_relevant = (~keep) & (rel > 0)
         if excluded_relevant.any():
-            row = int(np.flatnonzero(excluded_relevant)[0])
+            row = row_offset + int(np.flatnonzero(excluded_relevant)[0])
             raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
                              f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
         codes, score, rel = codes[keep], score[keep], rel[keep]
@@ -219,10 +275,12 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped):
         if weight is not None:
             weight = weight[present]
     if codes.size == 0:
+        if allow_empty:
+            return None
         raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
     data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight, grouped=grouped)
     if judged is not None:
-        data.judged_query, data.judged_rel = _judged(judged, uniques)
+        data.judged_query, data.judged_rel, data.missing_judged = _judged(judged, uniques)
     return data
 
 
@@ -242,8 +300,44 @@ def _judged(judged, uniques):
         raise TypeError("`judged` query ids must be of the same type as `qid`. Got mixed types instead.") from None
     pos_clipped = np.minimum(pos, len(uniques) - 1)
     found = uniques[pos_clipped] == jq
-    # Judged items of queries without candidates are ignored (those queries are not evaluated).
-    return pos_clipped[found].astype(np.intp), jrel[found]
+    # Judged queries without candidates are returned apart: the engine counts them (``missing=``).
+    return pos_clipped[found].astype(np.intp), jrel[found], (jq[~found], jrel[~found])
+
+
+# Elements of a relevance matrix validated and ranked at once: the engine's temporaries (about ten
+# times the elements' size) stay at a few hundred MB however large the matrix is.
+MATRIX_CHUNK = 1 << 21
+
+
+@dataclass
+class RelevanceMatrix:
+    """A validated relevance matrix, turned into grouped rows a block of queries at a time."""
+
+    rel: np.ndarray
+    score: np.ndarray
+    exclude: np.ndarray | None
+    weight: np.ndarray | None
+
+    @property
+    def n_queries(self):
+        return self.score.shape[0]
+
+    def row_blocks(self, chunk=None):
+        """Row ranges ``(lo, hi)`` of about ``chunk`` elements each (whole rows)."""
+        n_queries, n_candidates = self.score.shape
+        step = max(1, (MATRIX_CHUNK if chunk is None else chunk) // max(n_candidates, 1))
+        return [(lo, min(n_queries, lo + step)) for lo in range(0, n_queries, step)]
+
+    def grouped(self, lo, hi):
+        """GroupedData of rows ``lo:hi`` (query ids ``lo..hi-1``), or None when all were excluded."""
+        n_candidates = self.score.shape[1]
+        codes = np.repeat(np.arange(hi - lo, dtype=np.intp), n_candidates)
+        keep = None if self.exclude is None else ~self.exclude[lo:hi].reshape(-1)
+        weight = None if self.weight is None else self.weight[lo:hi]
+        return _finish_grouped(codes, self.score[lo:hi].reshape(-1).astype(np.float64, copy=False),
+                               self.rel[lo:hi].reshape(-1).astype(np.float64, copy=False),
+                               np.arange(lo, hi), weight, keep, None, True, row_offset=lo * n_candidates,
+                               allow_empty=True)
 
 
 def _relevance_matrix(true_arr, score, exclude, sample_weight, judged):
@@ -251,20 +345,23 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged):
     if rel.shape != score.shape:
         raise ValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
                          f"Got {rel.shape} and {score.shape} instead.")
-    n_queries, n_candidates = score.shape
-    codes = np.repeat(np.arange(n_queries, dtype=np.intp), n_candidates)
+    n_queries = score.shape[0]
     weight = None
     if sample_weight is not None:
-        weight = _weights_per_row(sample_weight, n_queries)
-    keep = None
+        weight = weights_per_row(sample_weight, n_queries)
+    mask = None
     if exclude is not None:
-        keep = ~_mask(exclude, score.shape, "exclude").reshape(-1)
+        mask = _mask(exclude, score.shape, "exclude")
     if judged is not None:
         raise ValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
                          "Got it with the relevance-matrix layout instead.")
-    return _finish_grouped(codes, score.reshape(-1).astype(np.float64, copy=False),
-                           rel.reshape(-1).astype(np.float64, copy=False),
-                           np.arange(n_queries), weight, keep, None, True)
+    matrix = RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight)
+    if score.size <= MATRIX_CHUNK:
+        data = matrix.grouped(0, n_queries)
+        if data is None:
+            raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
+        return data
+    return matrix
 
 
 def _label_index(true_arr, score, exclude, labels, sample_weight):
@@ -303,7 +400,7 @@ def _label_index(true_arr, score, exclude, labels, sample_weight):
                              f"Got {target[bad][:5].tolist()} instead.")
     weight = None
     if sample_weight is not None:
-        weight = _weights_per_row(sample_weight, n_queries)
+        weight = weights_per_row(sample_weight, n_queries)
     rows = np.arange(n_queries)
     if exclude is not None:
         if sp.issparse(exclude):
@@ -336,3 +433,18 @@ def check_relevance_level(relevance_level):
     if not relevance_level > 0:
         raise ValueError(f"`relevance_level` must be > 0 (0 means not relevant). Got {relevance_level!r} instead.")
     return float(relevance_level)
+
+
+# 2**rel - 1 is a finite float64 for rel < 1024.
+_EXPONENTIAL_OVERFLOW = 1024
+
+
+def check_exponential_gain(rel, judged_rel=None):
+    """The exponential gain 2**rel - 1 must be finite for every relevance grade, judged ones included."""
+    largest = rel.max(initial=0.0)
+    if judged_rel is not None:
+        largest = max(largest, judged_rel.max(initial=0.0))
+    if largest >= _EXPONENTIAL_OVERFLOW:
+        raise ValueError(f"`gain='exponential'` uses 2**rel - 1, which overflows for relevance of "
+                         f"{_EXPONENTIAL_OVERFLOW} or more; use gain='linear' for such grades. Got maximum relevance "
+                         f"{float(largest)!r} instead.")
