@@ -197,8 +197,42 @@ def _score_array(values, method):
     return np.asarray(values)
 
 
+def _estimator_chain(estimator, max_depth=8):
+    """The estimator, then what it wraps: a pipeline's last step, a fitted meta-estimator's
+    ``estimator_`` or a search's ``best_estimator_``."""
+    for _ in range(max_depth):
+        if estimator is None:
+            return
+        yield estimator
+        inner = None
+        for attribute in ("_final_estimator", "estimator_", "best_estimator_"):
+            try:
+                inner = getattr(estimator, attribute, None)
+            except Exception:  # a property of an unfitted meta-estimator may raise anything
+                inner = None
+            if inner is not None and inner is not estimator and not isinstance(inner, str):
+                break
+            inner = None
+        estimator = inner
+
+
+def _one_vs_one_columns(estimator, n_columns, n_classes):
+    """decision_function gives one column per pair of classes (``decision_function_shape="ovo"``)."""
+    if n_classes < 3:
+        return False  # a binary one-vs-one decision function is the usual single column
+    if n_columns == n_classes * (n_classes - 1) // 2 and n_columns != n_classes:
+        return True
+    return any(getattr(step, "decision_function_shape", None) == "ovo" for step in _estimator_chain(estimator))
+
+
 def _class_scores(estimator, X, classes):
-    """Scores of every class, columns in ``classes`` order (label-index layout)."""
+    """Scores of every class, columns in ``classes`` order (label-index layout).
+
+    ``decision_function`` is preferred; one-vs-one decision values (a column per
+    pair of classes, ``SVC(decision_function_shape="ovo")``) are no class scores,
+    so ``predict_proba`` is used instead when the estimator has it, and otherwise
+    the scores are refused.
+    """
     n_classes = len(classes)
     if hasattr(estimator, "decision_function"):
         scores = _score_array(estimator.decision_function(X), "decision_function")
@@ -206,15 +240,51 @@ def _class_scores(estimator, X, classes):
             # Binary decision_function scores classes_[1]: classes_[0] gets the opposite score.
             scores = scores.reshape(-1)
             return np.column_stack([-scores, scores])
-        return scores
+        n_columns = scores.shape[1] if scores.ndim == 2 else None
+        if n_columns is not None and _one_vs_one_columns(estimator, n_columns, n_classes):
+            if hasattr(estimator, "predict_proba"):
+                return _check_class_columns(_score_array(estimator.predict_proba(X), "predict_proba"), n_classes,
+                                            "predict_proba")
+            raise ValueError("Ranking the classes needs one score per class, and a one-vs-one decision_function "
+                             "(decision_function_shape='ovo') gives one column per pair of classes. Use "
+                             "decision_function_shape='ovr' (SVC's default) or a classifier with predict_proba "
+                             "(CalibratedClassifierCV(SVC(...))). Got "
+                             f"{n_columns} one-vs-one columns for {n_classes} classes instead.")
+        return _check_class_columns(scores, n_classes, "decision_function")
     if hasattr(estimator, "predict_proba"):
-        return _score_array(estimator.predict_proba(X), "predict_proba")
+        return _check_class_columns(_score_array(estimator.predict_proba(X), "predict_proba"), n_classes,
+                                    "predict_proba")
     raise TypeError(f"A classifier must have decision_function or predict_proba to rank its classes. "
                     f"Got {type(estimator).__name__} with neither instead.")
 
 
+def _check_class_columns(scores, n_classes, method):
+    if scores.ndim != 2 or scores.shape[1] != n_classes:
+        raise ValueError(f"Ranking the classes needs one column of {method} per class of estimator.classes_ "
+                         f"({n_classes}). Got shape {scores.shape} instead.")
+    return scores
+
+
+def _binary_relevance(y_true, classes, relevance_level):
+    """Relevance of each row for a binary classifier: 1 for the positive class ``classes[1]``, else 0.
+
+    The labels are class names, not grades (classes {1, 2} would otherwise make every row
+    relevant). Anything that is not one of the two classes is ambiguous and refused.
+    """
+    unseen = ~np.isin(y_true, classes)
+    if unseen.any():
+        raise ValueError("A binary classifier ranks rows by the score of its positive class estimator.classes_[1] "
+                         f"({classes[1]!r}), and a row is relevant when y == classes_[1]: y must hold its two classes "
+                         f"{classes.tolist()} (for graded relevance use a regressor or a ranker). Got "
+                         f"{np.unique(y_true[unseen])[:5].tolist()} in y instead.")
+    if relevance_level is not None:
+        raise ValueError("`relevance_level` applies to graded relevance; with a binary classifier a row is relevant "
+                         f"when y == classes_[1] ({classes[1]!r}). Got relevance_level={relevance_level!r} instead.")
+    return (y_true == classes[1]).astype(np.int8)
+
+
 def _positive_class_scores(estimator, X, classes):
-    """One score per row for a classifier in the grouped layout (relevance = class label)."""
+    """One score per row for a classifier in the grouped layout (binary: positive class; else expected grade)."""
     classes = np.asarray(classes)
     if len(classes) == 2:
         if hasattr(estimator, "decision_function"):
@@ -257,14 +327,15 @@ def _multilabel_scores(estimator, X, classes, n_outputs):
     return scores
 
 
-def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_message):
+def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_message, relevance_level=None):
     """Turn a fitted estimator, X and y into the keyword arguments of :func:`evaluate`.
 
     - 2-D y (multilabel indicator or graded relevance matrix): relevance-matrix layout;
     - a classifier (``classes_``) without query ids: label-index layout with
       ``labels=estimator.classes_``;
     - otherwise grouped rows with ``qid=query`` (one query only when
-      ``allow_single_query``).
+      ``allow_single_query``); for a binary classifier the relevance is
+      ``y == classes_[1]``, for other estimators ``y`` itself.
     """
     y_true = _target_array(y)
     classes = getattr(estimator, "classes_", None)
@@ -290,6 +361,9 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
     if query is None and not allow_single_query:
         raise ValueError(missing_qid_message() if callable(missing_qid_message) else missing_qid_message)
     if classes is not None:
+        classes = np.asarray(classes)
+        if classes.ndim == 1 and len(classes) == 2:
+            y_true = _binary_relevance(y_true, classes, relevance_level)
         y_score = _positive_class_scores(estimator, X, classes)
     else:
         y_score = np.asarray(estimator.predict(X))
@@ -379,7 +453,8 @@ class RankingScorer(_MetadataRequester):
             if position is not None:
                 query = read_qid_column(X_cols, position)
         inputs = ranking_inputs(estimator, X, y_true, query, allow_single_query=False,
-                                missing_qid_message=lambda: describe_missing_qid(repr(self), self.qid, X))
+                                missing_qid_message=lambda: describe_missing_qid(repr(self), self.qid, X),
+                                relevance_level=self.params.get("relevance_level"))
         report = evaluate(**inputs, metrics=[self._spec.name], sample_weight=sample_weight, **self.params)
         return float(self._sign * report.summary[self._spec.name])
 
@@ -468,11 +543,21 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
       ``decision_function`` (preferred, as scikit-learn's ranking scorers do)
       or ``predict_proba``, in ``estimator.classes_`` order. A test fold that
       lacks a class is still evaluated against every class the estimator knows.
+      One-vs-one decision values (``SVC(decision_function_shape="ovo")``: a
+      column per pair of classes) are no class scores: ``predict_proba`` is
+      used instead when the estimator has it (``SVC(probability=True)``), and
+      otherwise the scorer raises a ``ValueError`` (use the default
+      ``decision_function_shape="ovr"``, or
+      ``CalibratedClassifierCV(SVC(...))`` for probabilities).
     - **multilabel** (2-D indicator or graded ``y``): every row is a query over
       the labels, scored by ``decision_function``, ``predict_proba`` (also the
       list-of-arrays form of multi-output classifiers) or ``predict``.
     - a classifier **with** query ids ranks rows: binary classifiers by the
-      score of the positive class, numeric graded classes by the expected grade.
+      score of the positive class ``estimator.classes_[1]`` (as scikit-learn's
+      scorers), a row being relevant when its label is ``classes_[1]`` — so
+      classes ``{1, 2}`` are names, not grades; a label that is neither class,
+      or a ``relevance_level``, is refused as ambiguous. Numeric graded classes
+      (more than two) are ranked by the expected grade and ``y`` is the grade.
 
     The metric is computed by :func:`sklearn_rank.evaluate`. Lower-is-better
     metrics (``"mr"``, ``"gmr"``, ...) are negated, as scikit-learn's

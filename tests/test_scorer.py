@@ -279,6 +279,85 @@ def test_graded_classifier_with_query_ids_ranks_by_expected_grade():
     assert value == pytest.approx(oracle_mrr(expected_grade, y, qid), abs=ATOL)
 
 
+@pytest.mark.parametrize("negative, positive", [(1, 2), ("no", "yes"), (-1, 1)])
+def test_binary_classifier_with_query_ids_reads_relevance_as_the_positive_class(negative, positive):
+    # Issue 11, item 2: classes {1, 2} are names, not grades: relevance is y == classes_[1].
+    # (Before, every row with label 1 or 2 counted as relevant and MRR was 1.0 whatever the model.)
+    X, y, qid = grouped_data(seed=9, n_queries=12)
+    labels = np.where(y == 2, positive, negative)  # one row in three or so is of the positive class
+    model = LogisticRegression().fit(X, labels)
+    assert model.classes_[1] == positive
+    relevance = (labels == positive).astype(int)
+    has_relevant = np.isin(qid, qid[relevance > 0])  # queries without a positive row are skipped
+    expected = oracle_mrr(model.decision_function(X)[has_relevant], relevance[has_relevant], qid[has_relevant])
+    value = make_ranking_scorer("mrr")(model, X, labels, qid=qid)
+    assert value == pytest.approx(expected, abs=ATOL)
+    assert value < 1.0
+    # A model that ranks backwards is rated so: the metric depends on the model.
+    flipped = LogisticRegression().fit(-X, labels)
+    assert make_ranking_scorer("mrr")(flipped, X, labels, qid=qid) < value
+
+
+def test_binary_classifier_with_query_ids_refuses_labels_that_are_not_its_classes():
+    # Graded relevance scored against a classifier fitted on binarised labels: which grade is the
+    # positive class is ambiguous, so the scorer refuses rather than guess.
+    X, y, qid = grouped_data(seed=10)
+    model = LogisticRegression().fit(X, (y > 0).astype(int))
+    with pytest.raises(ValueError, match=r"y == classes_\[1\].*Got \[2\] in y instead"):
+        make_ranking_scorer("mrr")(model, X, y, qid=qid)
+    with pytest.raises(ValueError, match="`relevance_level` applies to graded relevance.*Got relevance_level=1"):
+        make_ranking_scorer("mrr", relevance_level=1)(model, X, (y > 0).astype(int), qid=qid)
+
+
+def _iris():
+    from sklearn.datasets import load_iris
+
+    return load_iris(return_X_y=True)
+
+
+@pytest.mark.filterwarnings("ignore:The `probability` parameter was deprecated:FutureWarning")
+def test_one_vs_one_decision_function_is_not_read_as_class_scores():
+    # Issue 11, item 7: SVC(decision_function_shape="ovo") gives one column per pair of classes; with
+    # 3 classes that is 3 columns, which used to be read as the scores of the 3 classes.
+    from sklearn.svm import SVC
+
+    X, y = _iris()
+    ovo = SVC(decision_function_shape="ovo").fit(X, y)
+    assert ovo.decision_function(X).shape == (150, 3)
+    with pytest.raises(ValueError, match="one-vs-one.*Got 3 one-vs-one columns for 3 classes instead"):
+        make_ranking_scorer("mrr")(ovo, X, y)
+    # With probabilities, they rank the classes.
+    ovo_proba = SVC(decision_function_shape="ovo", probability=True, random_state=0).fit(X, y)
+    expected = _true_class_mrr(ovo_proba.predict_proba(X), y, ovo_proba.classes_)
+    assert make_ranking_scorer("mrr")(ovo_proba, X, y) == pytest.approx(expected, abs=ATOL)
+    from sklearn.calibration import CalibratedClassifierCV
+
+    calibrated = CalibratedClassifierCV(SVC(decision_function_shape="ovo")).fit(X, y)
+    expected = _true_class_mrr(calibrated.predict_proba(X), y, calibrated.classes_)
+    assert make_ranking_scorer("mrr")(calibrated, X, y) == pytest.approx(expected, abs=ATOL)
+    # The default one-vs-rest shape is a score per class, used as it is.
+    ovr = SVC().fit(X, y)
+    expected = _true_class_mrr(ovr.decision_function(X), y, ovr.classes_)
+    assert make_ranking_scorer("mrr")(ovr, X, y) == pytest.approx(expected, abs=ATOL)
+
+
+def test_one_vs_one_is_detected_in_a_pipeline_and_by_its_column_count():
+    from sklearn.datasets import load_digits
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    X, y = _iris()
+    pipeline = make_pipeline(StandardScaler(), SVC(decision_function_shape="ovo")).fit(X, y)
+    with pytest.raises(ValueError, match="one-vs-one"):
+        make_ranking_scorer("mrr")(pipeline, X, y)
+    X, y = load_digits(n_class=4, return_X_y=True)
+    ovo = SVC(decision_function_shape="ovo").fit(X, y)
+    assert ovo.decision_function(X).shape[1] == 6  # 4 classes, 6 pairs
+    with pytest.raises(ValueError, match="Got 6 one-vs-one columns for 4 classes instead"):
+        make_ranking_scorer("mrr")(ovo, X, y)
+
+
 # --------------------------------------------------------------------------------------
 # multilabel: relevance-matrix layout
 # --------------------------------------------------------------------------------------
