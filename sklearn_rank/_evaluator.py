@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import warnings
 
 import numpy as np
 from sklearn import get_config
@@ -13,6 +14,7 @@ from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, proces
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._inputs import _query_codes
 from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
                       parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
 from .metrics import evaluate
@@ -149,6 +151,22 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
     :meth:`sklearn.cluster.KMeans.score` negates its objective: searches
     maximise ``score``. :meth:`evaluate` returns the metrics themselves.
 
+    The evaluator remembers the query ids it was fitted on, and :meth:`score`
+    (and :meth:`evaluate`) warn with a ``UserWarning`` when
+
+    - ``fit`` got query ids and ``score`` gets none (``qid=None`` and the query
+      ids passed to ``fit`` only, as ``cross_val_score(..., params={"qid":
+      qid})`` does without metadata routing): the rows would silently be
+      ranked as one query;
+    - ``score`` rates queries of which ``fit`` saw rows (a splitter that
+      ignores queries, such as ``KFold`` or ``ShuffleSplit``): the warning
+      gives their number and points to
+      :class:`~sklearn_rank.model_selection.QueryGroupKFold`. Scoring exactly
+      the rows of ``fit`` (a training score) does not warn.
+
+    For a binary classifier with query ids, a row is relevant when its label
+    is the positive class ``classes_[1]`` (see :func:`make_ranking_scorer`).
+
     Because ``score`` is a ranking metric, not R², the evaluator of a
     regressor sets the ``poor_score`` regressor tag: scikit-learn's common
     checks compare ``score`` with an R² threshold, on targets that are not
@@ -226,7 +244,8 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_rows,) or (n_rows, n_labels)
             Relevance per row, class labels, or a relevance matrix.
         qid : array-like of shape (n_rows,), default=None
-            Query ids; they win over the query-id column of X.
+            Query ids; they win over the query-id column of X. NaN or None
+            among them (argument or column) raises a ``ValueError``.
         **fit_params : dict
             Passed to the wrapped estimator's ``fit`` (with metadata routing:
             those it requests).
@@ -239,6 +258,14 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         self._metric_params()
         _check_features(self, X, reset=True)
         query, X_inner = self._split_query(X, qid)
+        codes = None
+        # What fit saw, for the checks of score(): query ids given to fit but not to score, and queries
+        # split between fit and score.
+        self._fit_queries = self._fit_query_sizes = None
+        if query is not None:
+            # The engine's check: one query id per row, no NaN or None (a ranker would train on them).
+            uniques, codes, _ = _query_codes(query, _safe_len(y))
+            self._fit_queries, self._fit_query_sizes = uniques, np.bincount(codes, minlength=len(uniques))
         if _routing_enabled():
             inner_params = dict(process_routing(self, "fit", **fit_params).estimator.fit)
         else:
@@ -246,29 +273,24 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         estimator = clone(self.estimator)
         mode = _query_parameter(estimator)
         if mode is not None:
-            X_inner, y, inner_params = self._ranker_inputs(X_inner, y, query, mode, inner_params)
+            X_inner, y, inner_params = self._ranker_inputs(X_inner, y, codes, mode, inner_params)
         estimator.fit(X_inner, y, **inner_params)
         self.estimator_ = estimator
         return self
 
-    def _ranker_inputs(self, X, y, query, mode, params):
-        """Sort rows by query and add the ranker's query argument."""
+    def _ranker_inputs(self, X, y, codes, mode, params):
+        """Sort rows by query and add the ranker's query argument (``codes``: query code per row, or None)."""
         for name in ("qid", "group"):
             if params.get(name) is not None:
                 raise ValueError(f"RankingEvaluator passes the query information to the ranker itself: give query "
                                  f"ids through its `qid` column or fit(..., qid=...). Got fit parameter {name!r} "
                                  "instead.")
             params.pop(name, None)
-        n_rows = len(y) if query is None else len(query)
-        if query is None:
+        n_rows = _safe_len(y)
+        if codes is None:
             if self.qid is not None:
                 raise ValueError(self._missing_qid(X))
-            query = np.zeros(n_rows, dtype=np.intp)
-        _, codes = np.unique(query, return_inverse=True)
-        codes = codes.reshape(-1)
-        if codes.shape[0] != _safe_len(y):
-            raise ValueError(f"The query ids must have one entry per row of y ({_safe_len(y)}). Got {codes.shape[0]} "
-                             "instead.")
+            codes = np.zeros(n_rows, dtype=np.intp)
         order = np.argsort(codes, kind="stable")
         X = _safe_indexing(X, order)
         y = _safe_indexing(y, order)
@@ -364,9 +386,51 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
         if _is_2d(X):
             _check_features(self, X, reset=False)
         query, X_inner = self._split_query(X, qid)
+        params = self._metric_params()
         inputs = ranking_inputs(self.estimator_, X_inner, y, query, allow_single_query=self.qid is None,
-                                missing_qid_message=lambda: self._missing_qid(X))
-        return evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **self._metric_params())
+                                missing_qid_message=lambda: self._missing_qid(X),
+                                relevance_level=params.get("relevance_level"))
+        self._check_scored_queries(query, inputs)
+        return evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **params)
+
+    def _check_scored_queries(self, query, inputs):
+        """Warn when score() gets no query ids although fit() did, or scores queries that fit saw in part.
+
+        Cheap enough for every score() of a search: one pass over the query ids (no sort when the
+        rows come grouped) and a set operation on the distinct ids.
+        """
+        fit_queries = getattr(self, "_fit_queries", None)
+        if fit_queries is None or inputs["y_true"].ndim != 1:
+            return
+        if query is None:
+            n_rows = inputs["y_true"].shape[0]
+            if "labels" in inputs:
+                what = "each row is scored as a query over the classes of the classifier (label-index layout)"
+            else:
+                what = f"all {n_rows} rows are scored as one single query"
+            warnings.warn(
+                f"RankingEvaluator.score got no query ids, although fit got them ({len(fit_queries)} queries): "
+                f"{what}. Pass them to score as well: score(X, y, qid=...); or with metadata routing "
+                "(sklearn.set_config(enable_metadata_routing=True)), where search.fit(X, y, qid=qid) and "
+                "cross_validate(..., params={'qid': qid}) slice them for fit and score alike (without routing, "
+                "params= reach fit only); or as a query-id column of X (qid='qid' names a DataFrame column, "
+                "qid=<int> a column index), which both read.", UserWarning, stacklevel=4)
+            return
+        queries, sizes = _distinct_queries(query, inputs["y_true"].shape[0])
+        if queries is None:
+            return  # ids that do not sort: the engine refuses them
+        n_seen = int(np.count_nonzero(np.isin(queries, fit_queries)))
+        if n_seen == 0:
+            return
+        if (n_seen == len(fit_queries) == len(queries) and np.array_equal(queries, fit_queries)
+                and np.array_equal(sizes, self._fit_query_sizes)):
+            return  # the rows of fit itself (a training score): no query is split
+        warnings.warn(
+            f"{n_seen} of the {len(queries)} queries scored also had rows in fit: the rows of these queries were "
+            "split between training and scoring (plain KFold, ShuffleSplit and train_test_split split queries), "
+            "so the score rates queries the model has partly seen. Split by query: "
+            "cv=sklearn_rank.model_selection.QueryGroupKFold(n_splits) (or GroupKFold with groups=qid).",
+            UserWarning, stacklevel=4)
 
     def score(self, X, y, *, qid=None, sample_weight=None):
         """The ranking metric on X (negated when lower is better).
@@ -455,6 +519,18 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
             if getattr(self.estimator, "_estimator_type", None) == "regressor":
                 tags["poor_score"] = True
             return tags
+
+
+def _distinct_queries(query, n_rows):
+    """Sorted distinct query ids and the number of rows of each, without a Python loop over rows
+    (None, None for ids that do not sort)."""
+    if query.dtype != object:
+        queries, codes, _ = _query_codes(query, n_rows)  # no sort when the rows come grouped
+        return queries, np.bincount(codes, minlength=len(queries))
+    try:
+        return np.unique(query, return_counts=True)
+    except TypeError:
+        return None, None
 
 
 def _is_2d(X):

@@ -111,7 +111,10 @@ def test_qid_argument_wins_over_the_column():
     model = RankingEvaluator(LinearRegression(), metric="mrr").fit(frame, y)
     other = np.arange(y.size) // 3
     scores = LinearRegression().fit(X, y).predict(X)
-    assert model.score(frame, y, qid=other) == pytest.approx(oracle_mrr(scores, y, other), abs=1e-10)
+    # Other query ids that reuse two of the fitted ids: those look split between fit and score.
+    with pytest.warns(UserWarning, match="2 of the 14 queries scored also had rows in fit"):
+        value = model.score(frame, y, qid=other)
+    assert value == pytest.approx(oracle_mrr(scores, y, other), abs=1e-10)
 
 
 def test_missing_query_ids_raise_naming_both_routes_and_qid_none():
@@ -370,3 +373,133 @@ def test_routed_qid_and_qid_column_give_the_same_ranker_scores():
         routed = cross_validate(RankingEvaluator(ranker, qid=None), X, y, cv=cv,
                                 params={"groups": qid, "qid": qid})["test_score"]
     np.testing.assert_allclose(routed, by_column, rtol=0, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------
+# binary classifiers with query ids (issue 11, item 2)
+# --------------------------------------------------------------------------------------
+
+
+def test_binary_classifier_with_a_qid_column_reads_relevance_as_the_positive_class():
+    X, y, qid = grouped_data(seed=19, n_queries=12)
+    labels = np.where(y >= 2, 2, 1)  # classes {1, 2}: names, not grades
+    model = RankingEvaluator(LogisticRegression(), metric="mrr").fit(frame_of(X, qid), labels)
+    reference = LogisticRegression().fit(X, labels)
+    relevance = (labels == 2).astype(int)
+    has_relevant = np.isin(qid, qid[relevance > 0])
+    expected = oracle_mrr(reference.decision_function(X)[has_relevant], relevance[has_relevant], qid[has_relevant])
+    assert model.score(frame_of(X, qid), labels) == pytest.approx(expected, abs=1e-10)
+    assert expected < 1.0
+
+
+# --------------------------------------------------------------------------------------
+# query ids in fit and score (issue 11, items 3, 4 and 17)
+# --------------------------------------------------------------------------------------
+
+
+def _queries_seen_in_fit(qid, train, test):
+    """Independent count: the test queries that also have training rows."""
+    return np.intersect1d(qid[train], qid[test]).size, np.unique(qid[test]).size
+
+
+def test_score_without_query_ids_after_fit_with_them_warns():
+    # Item 3: qid=None, query ids given to fit only (as cross_val_score(params=...) does without
+    # routing): score() ranks all rows as one query, and now says so.
+    X, y, qid = grouped_data(seed=20)
+    model = RankingEvaluator(Ridge(), metric="ndcg", qid=None).fit(X, y, qid=qid)
+    scores = Ridge().fit(X, y).predict(X)
+    with pytest.warns(UserWarning, match=r"score got no query ids, although fit got them \(9 queries\): all "
+                                         rf"{y.size} rows are scored as one single query.*score\(X, y, qid=\.\.\.\)"
+                                         r".*enable_metadata_routing=True.*query-id column"):
+        value = model.score(X, y)
+    from sklearn.metrics import ndcg_score
+
+    assert value == pytest.approx(ndcg_score([y], [scores]), abs=ATOL)  # the one-query value, as before
+    # Without routing, cross_val_score's params= reach fit only: every fold warns.
+    from sklearn.model_selection import cross_val_score
+
+    with pytest.warns(UserWarning, match="score got no query ids, although fit got them") as record:
+        cross_val_score(RankingEvaluator(Ridge(), qid=None), X, y, cv=GroupKFold(3), groups=qid,
+                        params={"qid": qid})
+    assert sum("although fit got them" in str(w.message) for w in record) == 3
+
+
+def test_query_ids_in_fit_and_score_alike_do_not_warn():
+    import warnings
+
+    X, y, qid = grouped_data(seed=21)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = RankingEvaluator(Ridge(), metric="mrr", qid=None).fit(X, y, qid=qid)
+        model.score(X, y, qid=qid)  # the training rows themselves: no query is split
+        with config_context(enable_metadata_routing=True):
+            cross_validate(RankingEvaluator(Ridge(), qid=None), X, y, cv=GroupKFold(3),
+                           params={"groups": qid, "qid": qid}, return_train_score=True)
+        from sklearn_rank.model_selection import QueryGroupKFold
+
+        cross_validate(RankingEvaluator(Ridge(), qid="qid"), frame_of(X, qid), y, cv=QueryGroupKFold(3),
+                       return_train_score=True)
+        RankingEvaluator(Ridge(), qid=None).fit(X, y).score(X, y)  # one query, by choice, throughout
+
+
+@pytest.mark.parametrize("splitter", ["KFold", "ShuffleSplit"])
+def test_queries_split_between_fit_and_score_warn_with_their_count(splitter):
+    # Item 4: a splitter that ignores queries puts rows of one query in training and test.
+    from sklearn.model_selection import KFold, ShuffleSplit
+
+    X, y, qid = grouped_data(seed=22, n_queries=15)
+    frame = frame_of(X, qid)
+    cv = KFold(3, shuffle=True, random_state=0) if splitter == "KFold" else ShuffleSplit(3, random_state=0)
+    for train, test in cv.split(frame):
+        n_split, n_test_queries = _queries_seen_in_fit(qid, train, test)
+        assert n_split > 0
+        model = RankingEvaluator(Ridge(), metric="mrr").fit(frame.iloc[train], y[train])
+        with pytest.warns(UserWarning, match=rf"^{n_split} of the {n_test_queries} queries scored also had rows in "
+                                             r"fit.*sklearn_rank\.model_selection\.QueryGroupKFold") as record:
+            model.score(frame.iloc[test], y[test])
+        assert len([w for w in record if "also had rows in fit" in str(w.message)]) == 1
+
+
+def test_queries_split_by_cross_val_score_with_kfold_warn():
+    from sklearn.model_selection import KFold, cross_val_score
+
+    X, y, qid = grouped_data(seed=23)
+    cv = KFold(3)
+    with pytest.warns(UserWarning, match="also had rows in fit") as record:
+        cross_val_score(RankingEvaluator(Ridge(), qid=0), np.column_stack([qid, X]), y, cv=cv)
+    counts = sorted(int(str(w.message).split(" of the ")[0]) for w in record
+                    if "also had rows in fit" in str(w.message))
+    assert counts == sorted(_queries_seen_in_fit(qid, train, test)[0] for train, test in cv.split(X))
+
+
+@pytest.mark.parametrize("ranker", ["lightgbm", "xgboost", "GroupRanker", "Ridge"])
+@pytest.mark.parametrize("missing", ["nan", "none"])
+def test_fit_refuses_missing_query_ids(ranker, missing):
+    # Item 17: LGBMRanker used to train with NaN query ids (each NaN its own group).
+    X, y, qid = grouped_data(seed=24)
+    if ranker == "lightgbm":
+        estimator = pytest.importorskip("lightgbm").LGBMRanker(n_estimators=3, verbose=-1)
+    elif ranker == "xgboost":
+        estimator = pytest.importorskip("xgboost").XGBRanker(n_estimators=3)
+    else:
+        estimator = GroupRanker() if ranker == "GroupRanker" else Ridge()
+    if missing == "nan":
+        bad = qid.astype(float)
+        bad[[2, 5]] = np.nan
+        message = r"`qid` must not contain NaN\. Got 2 NaN query ids instead"
+    else:
+        bad = qid.astype(object)
+        bad[4] = None
+        message = r"`qid` must not contain None or NaN"
+    with pytest.raises(ValueError, match=message):
+        RankingEvaluator(estimator, qid=None).fit(X, y, qid=bad)
+    frame = frame_of(X, qid)
+    frame["qid"] = bad
+    with pytest.raises(ValueError, match=message):
+        RankingEvaluator(estimator).fit(frame, y)
+
+
+def test_fit_refuses_query_ids_of_the_wrong_length():
+    X, y, qid = grouped_data(seed=25)
+    with pytest.raises(ValueError, match=rf"`qid` must be 1-D with one query id per row \({y.size}\)"):
+        RankingEvaluator(GroupRanker(), qid=None).fit(X, y, qid=qid[:-1])
