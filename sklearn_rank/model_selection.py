@@ -110,7 +110,7 @@ class QueryGroupKFold(BaseCrossValidator):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_rows, n_features)
+        X : array-like, sparse matrix or DataFrame of shape (n_rows, n_features)
             Data; its query-id column is read when ``groups`` is None.
         y : object
             Ignored.
@@ -126,7 +126,7 @@ class QueryGroupKFold(BaseCrossValidator):
         """
         spec = self._check_params()
         query = self._query_ids(X, groups, spec)
-        n_rows = getattr(X, "shape", (len(X),))[0] if X is not None else query.shape[0]
+        n_rows = _n_rows(X) if X is not None else query.shape[0]
         if query.shape[0] != n_rows:
             raise ValueError(f"The query ids must have one entry per row of X ({n_rows}). Got {query.shape[0]} "
                              "instead.")
@@ -155,3 +155,12 @@ class QueryGroupKFold(BaseCrossValidator):
     def _iter_test_indices(self, X=None, y=None, groups=None):  # pragma: no cover - split() is overridden
         for _, test in self.split(X, y, groups):
             yield test
+
+
+def _n_rows(X):
+    """Number of rows of X: ``shape[0]`` when X has a shape (arrays, DataFrames, sparse matrices, whose
+    ``len()`` raises), else ``len(X)`` (lists)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X)

@@ -132,3 +132,45 @@ def test_cross_val_score_reads_the_column_and_routing_reads_groups():
                                 params={"groups": qid, "qid": qid})["test_score"]
     np.testing.assert_allclose(by_column, routed, rtol=0, atol=1e-12)
     assert QueryGroupKFold().get_metadata_routing().split.requests["groups"] is True
+
+
+def _svmlight_ranking(tmp_path, seed=5, n_queries=10):
+    """X, y, qid as load_svmlight_file returns them: X is a scipy CSR matrix."""
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    rng = np.random.default_rng(seed)
+    qid = np.sort(random_queries(seed, n_queries=n_queries))
+    X = rng.normal(size=(qid.size, 4)) * (rng.random((qid.size, 4)) < 0.5)  # sparse-ish
+    y = rng.integers(0, 3, qid.size)
+    path = str(tmp_path / "train.svm")
+    dump_svmlight_file(X, y, path, query_id=qid)
+    X_sparse, y_read, qid_read = load_svmlight_file(path, query_id=True)
+    np.testing.assert_array_equal(qid_read, qid)
+    return X_sparse, y_read, qid_read
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_split_takes_a_sparse_matrix(tmp_path, shuffle):
+    # Issue 11, item 18: len() of a scipy sparse matrix raises, and split() used to evaluate it.
+    import scipy.sparse as sp
+
+    X, _, qid = _svmlight_ranking(tmp_path)
+    assert sp.issparse(X)
+    splitter = QueryGroupKFold(3, shuffle=shuffle, random_state=0 if shuffle else None)
+    sparse_folds = list(splitter.split(X, groups=qid))
+    dense_folds = folds_of(splitter, groups=qid)
+    assert len(sparse_folds) == 3
+    for (train, test), (dense_train, dense_test) in zip(sparse_folds, dense_folds):
+        np.testing.assert_array_equal(train, dense_train)
+        np.testing.assert_array_equal(test, dense_test)
+        assert not np.isin(qid[test], qid[train]).any()
+    np.testing.assert_array_equal(np.sort(np.concatenate([test for _, test in sparse_folds])), np.arange(len(qid)))
+    # The query-id column of a sparse matrix (and sparse arrays, not only matrices) works too.
+    for container in (sp.csr_matrix, sp.csr_array, sp.csc_matrix):
+        stacked = container(sp.hstack([sp.csr_matrix(qid[:, None]), X]))
+        column_folds = list(QueryGroupKFold(3, qid=0, shuffle=shuffle,
+                                            random_state=0 if shuffle else None).split(stacked))
+        for (train, test), (dense_train, dense_test) in zip(column_folds, dense_folds):
+            np.testing.assert_array_equal(test, dense_test)
+    with pytest.raises(ValueError, match=r"one entry per row of X \(" + str(len(qid)) + r"\)"):
+        list(QueryGroupKFold(2).split(X, groups=qid[:-1]))

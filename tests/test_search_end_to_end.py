@@ -362,3 +362,92 @@ def test_permutation_importance_matches_hand_computation():
     columns = list(frame.columns)
     assert result.importances_mean[columns.index("f0")] > 0.05
     assert result.importances_mean[columns.index("f0")] > abs(result.importances_mean[columns.index("f3")])
+
+
+# --------------------------------------------------------------------------------------
+# sparse X from an svmlight file, query ids passed separately (issue 11, item 18)
+# --------------------------------------------------------------------------------------
+
+
+def _oracle_ndcg_at_10(y, scores, qid):
+    """scikit-learn's ndcg_score query by query (ties averaged, as ties="expected"), queries without a
+    relevant row skipped."""
+    from sklearn.metrics import ndcg_score
+
+    values = [ndcg_score([y[qid == q]], [scores[qid == q]], k=10) for q in np.unique(qid) if (y[qid == q] > 0).any()]
+    return float(np.mean(values))
+
+
+@pytest.mark.parametrize("estimator", ["Ridge", "LGBMRanker"])
+def test_sparse_svmlight_data_with_query_ids_passed_separately(tmp_path, estimator):
+    import scipy.sparse as sp
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    X, y, qid = ranking_data(seed=14)
+    order = np.argsort(qid, kind="stable")  # svmlight ranking files hold the rows of a query together
+    path = str(tmp_path / "train.svm")
+    dump_svmlight_file(X[order], y[order], path, query_id=qid[order])
+    X_sparse, y_read, qid_read = load_svmlight_file(path, query_id=True)
+    assert sp.issparse(X_sparse)
+    if estimator == "Ridge":
+        model = Ridge()
+    else:
+        model = lightgbm.LGBMRanker(n_estimators=8, num_leaves=4, min_child_samples=3, n_jobs=1, verbose=-1,
+                                    random_state=0)
+    cv = QueryGroupKFold(3)
+    with config_context(enable_metadata_routing=True):
+        scores = cross_val_score(RankingEvaluator(model, qid=None), X_sparse, y_read, cv=cv,
+                                 params={"groups": qid_read, "qid": qid_read})
+    expected = []
+    for train, test in cv.split(X_sparse, groups=qid_read):
+        fit_params = {} if estimator == "Ridge" else {"group": np.unique(qid_read[train], return_counts=True)[1]}
+        fitted = clone(model).fit(X_sparse[train], y_read[train], **fit_params)
+        expected.append(_oracle_ndcg_at_10(y_read[test], fitted.predict(X_sparse[test]), qid_read[test]))
+    np.testing.assert_allclose(scores, expected, rtol=0, atol=ATOL)
+
+
+# --------------------------------------------------------------------------------------
+# rankers without RankingEvaluator: what docs/model_selection.rst says works
+# --------------------------------------------------------------------------------------
+
+
+def test_lgbm_ranker_cannot_take_routed_group_sizes():
+    # group= holds one size per query; scikit-learn slices metadata row by row, so every fold's fit
+    # gets the sizes of all queries. Only RankingEvaluator (route 3) can fit LGBMRanker in a search.
+    X, y, qid = ranking_data(seed=15)
+    order = np.argsort(qid, kind="stable")
+    X, y, qid = X[order], y[order], qid[order]
+    sizes = np.unique(qid, return_counts=True)[1]
+    ranker = lightgbm.LGBMRanker(n_estimators=4, n_jobs=1, verbose=-1)
+    with config_context(enable_metadata_routing=True):
+        with pytest.raises(lightgbm.basic.LightGBMError, match="Sum of query counts"):
+            cross_validate(ranker.set_fit_request(group=True), X, y, cv=GroupKFold(3),
+                           scoring=make_ranking_scorer("ndcg@10"), params={"groups": qid, "qid": qid, "group": sizes},
+                           error_score="raise")
+
+
+def test_xgb_ranker_takes_routed_qid_or_its_qid_column_on_rows_sorted_by_query():
+    X, y, qid = ranking_data(seed=16)
+    order = np.argsort(qid, kind="stable")
+    X, y, qid = X[order], y[order], qid[order]
+    frame = as_frame(X, qid)
+    ranker = xgboost.XGBRanker(n_estimators=8, max_depth=2, tree_method="hist", n_jobs=1, random_state=0)
+    cv = GroupKFold(3)
+    # route 1: routing, the ranker requests qid (scikit-learn's folds keep the rows sorted)
+    with config_context(enable_metadata_routing=True):
+        routed = cross_val_score(clone(ranker).set_fit_request(qid=True), X, y, cv=cv,
+                                 scoring=make_ranking_scorer("ndcg@10"), params={"groups": qid, "qid": qid})
+    # route 2: a DataFrame column named "qid", which XGBRanker reads (and drops) itself
+    by_column = cross_val_score(ranker, frame, y, cv=cv, groups=qid, scoring=make_ranking_scorer("ndcg@10"))
+    # route 3: RankingEvaluator
+    evaluated = cross_val_score(RankingEvaluator(ranker), frame, y, cv=cv, groups=qid)
+    expected = []
+    for train, test in cv.split(X, y, groups=qid):
+        fitted = clone(ranker).fit(X[train], y[train], qid=qid[train])
+        expected.append(_oracle_ndcg_at_10(y[test], fitted.predict(X[test]), qid[test]))
+    for scores in (routed, by_column, evaluated):
+        np.testing.assert_allclose(scores, expected, rtol=0, atol=ATOL)
+    # Rows in any other order: XGBoost refuses them outside RankingEvaluator.
+    shuffled = np.random.default_rng(0).permutation(len(y))
+    with pytest.raises(xgboost.core.XGBoostError, match="must be sorted"):
+        clone(ranker).fit(frame.iloc[shuffled], y[shuffled])
