@@ -14,7 +14,9 @@ Conventions shared by every function of this module:
 - **Pairing.** A paired test needs each query evaluated under both models.
   Reports are aligned by query id; arrays carry no query ids and are paired by
   position, only when asked (``paired=True``) or when the test is paired by
-  nature (Wilcoxon).
+  nature (Wilcoxon). Reports that share only some query ids are paired on the
+  shared ones; the others are left out with an :class:`UnpairedQueriesWarning`,
+  and the result counts them (``n_unpaired_a``, ``n_unpaired_b``).
 - **Estimates.** The mean difference for the t, permutation and bootstrap
   tests; the Hodges-Lehmann estimate for the rank tests (the median of all
   pairwise differences ``a_i - b_j`` for Mann-Whitney, the median of the Walsh
@@ -40,7 +42,7 @@ import struct
 import warnings
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any, Callable
 
@@ -81,6 +83,14 @@ class DegenerateDataWarning(UserWarning):
     samples hold one repeated value, or when a sample is too small for a
     distribution-free interval at the requested confidence level. The
     function still returns a defined answer, documented where it is computed.
+    """
+
+
+class UnpairedQueriesWarning(UserWarning):
+    """Two reports share only some query ids: the paired test leaves the others out.
+
+    The warning names the query ids found in only one report; the result
+    counts them in ``n_unpaired_a`` and ``n_unpaired_b``.
     """
 
 
@@ -208,25 +218,37 @@ def _report_values(report, metric, name):
 
 
 def _align_by_qid(qid_a, values_a, qid_b, values_b, label_a, label_b):
-    """Pair the values of two reports by query id; every query must be in both."""
+    """Pair the values of two reports on the query ids they share.
+
+    Returns ``(x, y, n_unpaired_a, n_unpaired_b)``: the paired values in
+    query-id order and the number of queries of each report left out.
+    """
     for qid, label in ((qid_a, label_a), (qid_b, label_b)):
         unique, counts = np.unique(qid, return_counts=True)
         if unique.size != qid.size:
             raise ValueError(f"`{label}` lists some query ids more than once, so it cannot be aligned. "
                              f"Got repeated query ids {_preview(unique[counts > 1])} instead.")
-    only_a = np.setdiff1d(qid_a, qid_b)
-    only_b = np.setdiff1d(qid_b, qid_a)
-    if only_a.size or only_b.size:
-        raise ValueError("Paired tests align reports by query id, and every query must appear in both. "
-                         f"Got query ids only in `{label_a}`: {_preview(only_a)} and only in "
-                         f"`{label_b}`: {_preview(only_b)} instead.")
-    order_a = np.argsort(qid_a, kind="stable")
-    order_b = np.argsort(qid_b, kind="stable")
-    return values_a[order_a], values_b[order_b]
+    shared, index_a, index_b = np.intersect1d(qid_a, qid_b, assume_unique=True, return_indices=True)
+    n_unpaired_a, n_unpaired_b = qid_a.size - shared.size, qid_b.size - shared.size
+    if shared.size < 2:
+        raise ValueError(f"A paired test aligns reports by query id and needs at least two queries found in both "
+                         f"`{label_a}` and `{label_b}`; pass paired=False to compare them as independent samples. "
+                         f"Got {shared.size} shared query ids ({qid_a.size} and {qid_b.size} queries) instead.")
+    if n_unpaired_a or n_unpaired_b:
+        only_a = np.setdiff1d(qid_a, shared, assume_unique=True)
+        only_b = np.setdiff1d(qid_b, shared, assume_unique=True)
+        warnings.warn(f"`{label_a}` and `{label_b}` share {shared.size} query ids: the paired test uses those and "
+                      f"leaves out {n_unpaired_a} query ids only in `{label_a}` {_preview(only_a)} and "
+                      f"{n_unpaired_b} only in `{label_b}` {_preview(only_b)}.", UnpairedQueriesWarning,
+                      stacklevel=5)
+    return values_a[index_a], values_b[index_b], n_unpaired_a, n_unpaired_b
 
 
 def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
-    """Resolve inputs, pairing and the test to run. Returns ``(x, y, paired, test)``."""
+    """Resolve inputs, pairing and the test to run.
+
+    Returns ``(x, y, paired, test, (n_unpaired_a, n_unpaired_b))``.
+    """
     if test == "wilcoxon" and paired is False:
         raise ValueError("`test='wilcoxon'` is a paired test (signed ranks of a - b). "
                          "Use test='mannwhitneyu' for independent samples. Got paired=False instead.")
@@ -249,25 +271,19 @@ def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
             paired = True
         elif test == "mannwhitneyu" or not both_reports:
             paired = False
-        else:
-            same_queries = (qid_a.size == qid_b.size and np.unique(qid_a).size == qid_a.size
-                            and np.array_equal(np.sort(qid_a), np.sort(qid_b)))
-            paired = bool(same_queries)
-            shared = np.intersect1d(qid_a, qid_b).size
-            if not same_queries and shared:
-                warnings.warn(f"`{label_a}` and `{label_b}` share {shared} query ids but not all of them, so they "
-                              "are compared as independent samples. Pass paired=True to see which queries differ.",
-                              UserWarning, stacklevel=4)
+        else:  # reports on (some of) the same queries are paired on those
+            paired = bool(np.intersect1d(qid_a, qid_b).size)
 
+    unpaired = (0, 0)
     if paired:
         if both_reports:
-            x, y = _align_by_qid(qid_a, x, qid_b, y, label_a, label_b)
+            x, y, *unpaired = _align_by_qid(qid_a, x, qid_b, y, label_a, label_b)
         elif x.size != y.size:
             raise ValueError(f"Paired tests need as many values in `{label_b}` as in `{label_a}`. "
                              f"Got {x.size} and {y.size} instead.")
     if test == "auto":
         test = "wilcoxon" if paired else "mannwhitneyu"
-    return x, y, bool(paired), test
+    return x, y, bool(paired), test, tuple(unpaired)
 
 
 # --------------------------------------------------------------------------
@@ -310,6 +326,10 @@ class ComparisonResult:
         ``"rank_biserial"``, ``"cohens_d"`` or ``"d_z"``.
     paired : bool
         Whether the values were compared as pairs.
+    n_unpaired_a, n_unpaired_b : int
+        Paired comparisons of reports: number of queries of ``a`` (of ``b``)
+        whose query id is not in the other report, left out of the test.
+        0 otherwise.
     """
 
     statistic: float
@@ -323,6 +343,8 @@ class ComparisonResult:
     effect_size: float
     effect_size_name: str
     paired: bool
+    n_unpaired_a: int = 0
+    n_unpaired_b: int = 0
     _interval: Callable[[float], tuple] | None = field(default=None, compare=False)
     _confidence_level: float = field(default=0.95, compare=False)
     _cache: dict = field(default_factory=dict, compare=False)
@@ -367,7 +389,10 @@ class ComparisonResult:
                 f"    n_a={self.n_a}, n_b={self.n_b},\n"
                 f"    estimate={_format_number(self.estimate)}, estimate_name={self.estimate_name!r},\n"
                 f"    effect_size={_format_number(self.effect_size)}, "
-                f"effect_size_name={self.effect_size_name!r},\n)")
+                f"effect_size_name={self.effect_size_name!r},\n"
+                + (f"    n_unpaired_a={self.n_unpaired_a}, n_unpaired_b={self.n_unpaired_b},\n"
+                   if self.n_unpaired_a or self.n_unpaired_b else "")
+                + ")")
 
 
 @dataclass(frozen=True)
@@ -434,7 +459,7 @@ class ComparisonTable(Sequence):
         The alternative hypothesis of every test.
     """
 
-    _COLUMNS = ("a", "b", "test", "paired", "n_a", "n_b", "statistic", "pvalue", "pvalue_adjusted",
+    _COLUMNS = ("a", "b", "test", "paired", "n_a", "n_b", "n_unpaired_a", "n_unpaired_b", "statistic", "pvalue", "pvalue_adjusted",
                 "estimate", "estimate_name", "effect_size", "effect_size_name", "wins", "ties", "losses")
 
     def __init__(self, rows, *, correction, alternative):
@@ -463,7 +488,8 @@ class ComparisonTable(Sequence):
         for row in self._rows:
             result = row.result
             yield {"a": row.a, "b": row.b, "test": result.test, "paired": result.paired, "n_a": result.n_a,
-                   "n_b": result.n_b, "statistic": result.statistic, "pvalue": result.pvalue,
+                   "n_b": result.n_b, "n_unpaired_a": result.n_unpaired_a, "n_unpaired_b": result.n_unpaired_b,
+                   "statistic": result.statistic, "pvalue": result.pvalue,
                    "pvalue_adjusted": row.pvalue_adjusted, "estimate": result.estimate,
                    "estimate_name": result.estimate_name, "effect_size": result.effect_size,
                    "effect_size_name": result.effect_size_name, "wins": row.wins, "ties": row.ties,
@@ -476,7 +502,7 @@ class ComparisonTable(Sequence):
         -------
         frame : pandas.DataFrame
             Columns ``a``, ``b``, ``test``, ``paired``, ``n_a``, ``n_b``,
-            ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``estimate``,
+            ``n_unpaired_a``, ``n_unpaired_b``, ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``estimate``,
             ``estimate_name``, ``effect_size``, ``effect_size_name``,
             ``wins``, ``ties``, ``losses``. ``frame.attrs`` holds
             ``correction`` and ``alternative``.
@@ -984,17 +1010,21 @@ def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_re
     n_resamples = _check_n_resamples(n_resamples)
     paired = _check_paired(paired)
     generator = _check_rng(rng)
-    x, y, paired, test = _prepare(a, b, metric=metric, test=test, paired=paired, label_a=label_a,
-                                  label_b=label_b)
+    x, y, paired, test, (n_unpaired_a, n_unpaired_b) = _prepare(a, b, metric=metric, test=test, paired=paired,
+                                                                label_a=label_a, label_b=label_b)
     if test == "mannwhitneyu":
-        return _mann_whitney(x, y, alternative, confidence_level)
-    if test == "wilcoxon":
-        return _wilcoxon(x, y, alternative, confidence_level)
-    if test == "ttest":
-        return _ttest(x, y, paired, alternative, confidence_level)
-    if test == "permutation":
-        return _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples)
-    return _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples)
+        result, counts = _mann_whitney(x, y, alternative, confidence_level)
+    elif test == "wilcoxon":
+        result, counts = _wilcoxon(x, y, alternative, confidence_level)
+    elif test == "ttest":
+        result, counts = _ttest(x, y, paired, alternative, confidence_level)
+    elif test == "permutation":
+        result, counts = _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples)
+    else:
+        result, counts = _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples)
+    if n_unpaired_a or n_unpaired_b:
+        result = replace(result, n_unpaired_a=n_unpaired_a, n_unpaired_b=n_unpaired_b, _cache={})
+    return result, counts
 
 
 # --------------------------------------------------------------------------
@@ -1091,11 +1121,14 @@ def compare(a, b, *, metric=None, test="auto", paired=None, alternative="two-sid
         (paired) or label shuffles (unpaired); ``"bootstrap"`` resamples
         queries (see Notes).
     paired : bool, default=None
-        None: reports covering the same query ids are paired (aligned by
-        query id); reports on different queries and arrays are independent
-        samples, except for ``test="wilcoxon"``, which is always paired.
-        True: pair reports by query id (an error lists the queries found in
-        only one of them) or arrays by position. False: independent samples.
+        None: reports that share query ids are paired (aligned by query id);
+        reports on different queries and arrays are independent samples,
+        except for ``test="wilcoxon"``, which is always paired. True: pair
+        reports by query id or arrays by position. False: independent
+        samples. Paired reports that share only some query ids are compared
+        on the shared ones (at least two): the others are left out with an
+        :class:`UnpairedQueriesWarning` naming them, and counted in
+        ``result.n_unpaired_a`` and ``result.n_unpaired_b``.
     alternative : {"two-sided", "less", "greater"}, default="two-sided"
         ``"greater"``: ``a`` tends to be larger than ``b``.
     confidence_level : float in (0, 1), default=0.95

@@ -642,17 +642,54 @@ def test_reports_are_aligned_by_query_id():
     assert t_result.statistic == pytest.approx(scipy_stats.ttest_rel(a / 2, b / 2).statistic, rel=1e-12)
 
 
-def test_mismatched_reports_name_the_queries():
+def test_reports_sharing_some_queries_are_paired_on_the_shared_ones():
+    # Issue 11, item 9: pair on the shared queries and say how many were left out.
+    rng = np.random.default_rng(31)
+    qid_a = np.array([f"q{i}" for i in range(25)] + ["only-a-1", "only-a-2"])
+    qid_b = np.array(["only-b"] + [f"q{i}" for i in range(24, -1, -1)])  # the shared queries in another order
+    values_a = reciprocal_ranks(rng, qid_a.size, 6)
+    values_b = reciprocal_ranks(rng, qid_b.size, 6)
+    report_a, report_b = StandInReport(qid_a, mrr=values_a), StandInReport(qid_b, mrr=values_b)
+    # oracle: a dict join on the query ids
+    by_qid_b = dict(zip(qid_b.tolist(), values_b))
+    shared = [q for q in qid_a.tolist() if q in by_qid_b]
+    x = np.array([values_a[qid_a.tolist().index(q)] for q in shared])
+    y = np.array([by_qid_b[q] for q in shared])
+    expected = scipy_stats.wilcoxon(x, y)
+    for paired, test in ((None, "auto"), (True, "auto"), (None, "wilcoxon")):
+        with pytest.warns(stats.UnpairedQueriesWarning,
+                          match=r"share 25 query ids.*leaves out 2 query ids only in `a` \['only-a-1', 'only-a-2'\] "
+                                r"and 1 only in `b` \['only-b'\]"):
+            result = compare(report_a, report_b, metric="mrr", paired=paired, test=test)
+        assert (result.test, result.paired, result.n_a, result.n_b) == ("wilcoxon", True, 25, 25)
+        assert (result.n_unpaired_a, result.n_unpaired_b) == (2, 1)
+        assert result.pvalue == pytest.approx(expected.pvalue, rel=1e-12)
+        assert result.statistic == pytest.approx(expected.statistic, rel=1e-12)
+    assert "n_unpaired_a=2, n_unpaired_b=1" in repr(result)
+    with pytest.warns(stats.UnpairedQueriesWarning):
+        table = compare_many({"a": report_a, "b": report_b}, metric="mrr")
+    (row,) = table
+    assert (row.wins, row.ties, row.losses) == (int(np.sum(x > y)), int(np.sum(x == y)), int(np.sum(x < y)))
+    record = table.to_records()[0]
+    assert (record["n_unpaired_a"], record["n_unpaired_b"]) == (2, 1)
+    # the same queries: nothing left out, no warning
+    full = one_warning_free_call(compare, report_a, StandInReport(qid_a[::-1], mrr=values_a + 0.5),
+                                 metric="mrr", test="ttest")
+    assert (full.n_unpaired_a, full.n_unpaired_b) == (0, 0)
+
+
+def test_reports_without_shared_queries():
     report_a = StandInReport([1, 2, 3, 4, 7], mrr=[1, 0.5, 1, 0.2, 1])
-    report_b = StandInReport([1, 2, 3, 4, 9], mrr=[0.5, 0.5, 1, 0.25, 1])
-    with pytest.raises(ValueError, match=r"only in `a`: \[7\] and only in `b`: \[9\]"):
-        compare(report_a, report_b, metric="mrr", paired=True)
-    with pytest.raises(ValueError, match=r"only in `a`: \[7\]"):
-        compare(report_a, report_b, metric="mrr", test="wilcoxon")
-    # without paired=True they are independent samples, with a warning about the partial overlap
-    with pytest.warns(UserWarning, match="share 4 query ids"):
-        result = compare(report_a, report_b, metric="mrr")
+    report_b = StandInReport([11, 12, 13, 14], mrr=[0.5, 0.5, 1, 0.25])
+    # no shared query: independent samples, without a warning
+    result = one_warning_free_call(compare, report_a, report_b, metric="mrr")
     assert (result.test, result.paired) == ("mannwhitneyu", False)
+    for kwargs in ({"paired": True}, {"test": "wilcoxon"}):
+        with pytest.raises(ValueError, match=r"at least two queries found in both.*Got 0 shared query ids"):
+            compare(report_a, report_b, metric="mrr", **kwargs)
+    one_shared = StandInReport([1, 12, 13], mrr=[0.5, 0.5, 1])
+    with pytest.raises(ValueError, match=r"paired=False.*Got 1 shared query ids \(5 and 3 queries\)"):
+        compare(report_a, one_shared, metric="mrr")
 
 
 def test_report_errors():
