@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
+import math
 import os
+import secrets
+import stat
 import sys
-import tempfile
 import time
+import traceback
+import warnings
+from array import array
 
 import numpy as np
 
@@ -25,7 +31,7 @@ __all__ = ["main"]
 DEFAULT_METRICS = ["mrr", "map", "ndcg@10", "p@10", "r@100", "hits@10"]
 
 
-class UsageError(Exception):
+class UsageError(ValueError):
     """Bad usage or bad input: reported in one line with exit code 2."""
 
 
@@ -64,102 +70,472 @@ class Progress:
 # --------------------------------------------------------------------------------------------
 # Tables (CSV/TSV always, Parquet with pyarrow)
 # --------------------------------------------------------------------------------------------
-def read_table(path, columns):
-    """Read the named columns of a CSV/TSV (or Parquet) table as lists of strings/values."""
+_CHUNK_ROWS = 16384
+_STREAM_LINE_LIMIT = 1 << 26  # characters per line of a pipe or device, whose size is unknown
+_FLAG_VALUES = {"1": True, "true": True, "yes": True, "1.0": True,
+                "0": False, "false": False, "no": False, "0.0": False, "": False}
+
+
+class Table:
+    """The columns of a table that the command line uses, read and checked.
+
+    ``qid`` and ``group`` are integer codes into ``qid_values`` and
+    ``group_values`` (sorted, so that codes order as the values do): strings are
+    factorised while reading, so that memory follows the size of the file and
+    not the longest value times the number of rows.
+    """
+
+    def __init__(self, qid, qid_values, score, label, exclude=None, group=None, group_values=None):
+        self.qid, self.qid_values = qid, qid_values
+        self.score, self.label, self.exclude = score, label, exclude
+        self.group, self.group_values = group, group_values
+
+
+class _Codes:
+    """Factorise strings while reading: one dict entry per distinct value, one int per row."""
+
+    def __init__(self):
+        self.index = {}
+        self.codes = array("q")
+
+    def finish(self):
+        values = list(self.index)
+        order = sorted(range(len(values)), key=values.__getitem__)
+        rank = np.empty(len(values), dtype=np.int64)
+        rank[order] = np.arange(len(values))
+        codes = rank[np.frombuffer(self.codes, dtype=np.int64)] if len(self.codes) else np.zeros(0, np.int64)
+        sorted_values = np.empty(len(values), dtype=object)
+        sorted_values[:] = [values[i] for i in order]
+        return codes, sorted_values
+
+
+def read_table(path, *, qid, score, label, exclude=None, group=None):
+    """Read and check the columns of a CSV/TSV (or Parquet) table.
+
+    Every bad value is reported with the file, the line (CSV) or row (Parquet)
+    and the column: scores must be numbers, finite unless the row is excluded;
+    labels finite and non-negative; an excluded row must not be relevant.
+
+    Returns
+    -------
+    table : Table
+    """
     path = os.fspath(path)
+    names = {"--qid": qid, "--score": score, "--label": label, "--exclude-col": exclude, "--group": group}
     if path.endswith((".parquet", ".pq")):
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise UsageError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") from None
-        try:
-            table = pq.read_table(path, columns=[c for c in columns if c])
-        except Exception as exc:  # pyarrow raises many types for a bad file or column
-            raise UsageError(f"{path}: cannot read the Parquet table: {exc}") from None
-        return {c: np.asarray(table.column(c).to_numpy(zero_copy_only=False)) for c in columns if c}
+        return _read_parquet(path, names)
+    return _read_csv(path, names)
+
+
+def _column_index(location, header, names, what="header"):
+    """Position of each named column in ``header``; ``location`` (file and line) and ``what`` for errors."""
+    index = {}
+    for flag, column in names.items():
+        if column is None:
+            continue
+        count = header.count(column)
+        if count == 0:
+            raise UsageError(f"{location}: no column {column!r} ({flag}) in the {what}. "
+                             f"Got columns {_preview(header)} instead.")
+        if count > 1:
+            raise UsageError(f"{location}: column {column!r} ({flag}) appears {count} times in the {what}, so "
+                             "it is ambiguous. Got a repeated column name instead.")
+        index[flag] = header.index(column)
+    return index
+
+
+def _preview(items, limit=20):
+    items = list(items)
+    shown = ", ".join(repr(item[:40] + "..." if isinstance(item, str) and len(item) > 43 else item)
+                      for item in items[:limit])
+    return f"[{shown}{', ...' if len(items) > limit else ''}]"
+
+
+def _short(value, limit=40):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "...'"
+
+
+def _csv_lines(handle, path, limit):
+    """The lines of a pipe or device, each at most ``limit`` characters (their total size is unknown)."""
+    number = 0
+    while True:
+        line = handle.readline(limit)
+        if not line:
+            return
+        number += 1
+        if len(line) == limit and not line.endswith(("\n", "\r")):
+            raise UsageError(f"{path}:{number}: a line is longer than {limit} characters. Got a longer line "
+                             "instead.")
+        yield line
+
+
+def _decode_error_line(path):
+    """(line number, offending bytes) of the first bytes that are not UTF-8, or None (not seekable)."""
+    try:
+        with open(path, "rb") as raw:
+            for number, line in enumerate(raw, start=1):
+                try:
+                    line.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return number, line[exc.start:exc.end]
+    except OSError:
+        return None
+    return None
+
+
+def _read_csv(path, names):
     delimiter = "\t" if path.endswith((".tsv", ".tab")) else ","
     try:
-        handle = open(path, newline="", encoding="utf-8")
+        handle = open(path, newline="", encoding="utf-8-sig")  # -sig: a byte-order mark is not a character
+        regular = stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
     except OSError as exc:
         raise UsageError(f"{path}: {exc.strerror}.") from None
-    with handle:
-        reader = csv.reader(handle, delimiter=delimiter)
-        header = next(reader, None)
-        if header is None:
-            raise UsageError(f"{path}:1: the table is empty. Got no header line instead.")
-        index = {}
-        for col in columns:
-            if col and col not in header:
-                raise UsageError(f"{path}:1: no column {col!r} in the header. Got columns {header} instead.")
-            if col:
-                index[col] = header.index(col)
-        values = {col: [] for col in index}
-        size = os.path.getsize(path)
-        progress = Progress(f"reading {os.path.basename(path)}")
-        for number, row in enumerate(reader, start=2):
+    size = os.fstat(handle.fileno()).st_size if regular else 0
+    # A field can be as long as the file; csv's default limit (128 KiB) would reject a long query id.
+    limit = min(max(size + 1, csv.field_size_limit()), 2**31 - 1) if regular else _STREAM_LINE_LIMIT
+    previous_limit = csv.field_size_limit(limit)
+    reader = None
+    try:
+        with handle:
+            reader = csv.reader(handle if regular else _csv_lines(handle, path, limit), delimiter=delimiter)
+            return _read_csv_rows(reader, path, names, handle, size)
+    except UnicodeDecodeError:
+        found = _decode_error_line(path) if regular else None
+        if found is None:
+            raise UsageError(f"{path}: the table must be UTF-8 text. Got bytes that are not UTF-8 instead.") from None
+        number, data = found
+        raise UsageError(f"{path}:{number}: the table must be UTF-8 text. Got the bytes {data!r} instead.") from None
+    except csv.Error as exc:
+        line = reader.line_num if reader is not None else 1
+        raise UsageError(f"{path}:{line}: cannot read the CSV line: {exc}.") from None
+    finally:
+        csv.field_size_limit(previous_limit)
+
+
+def _read_csv_rows(reader, path, names, handle, size):
+    header = next(reader, None)
+    if header is None:
+        raise UsageError(f"{path}:1: the table is empty. Got no header line instead.")
+    index = _column_index(f"{path}:1", header, names)
+    width = len(header)
+    qid_at, score_at, label_at = index["--qid"], index["--score"], index["--label"]
+    exclude_at, group_at = index.get("--exclude-col"), index.get("--group")
+    qid, group = _Codes(), _Codes() if group_at is not None else None
+    columns = _NumberColumns(path, names)
+    scores, labels, flags, lines = [], [], [], []
+    progress = Progress(f"reading {os.path.basename(path)}")
+    qid_index, qid_codes = qid.index, qid.codes
+    last_line = reader.line_num
+    for row in reader:
+        line = last_line + 1
+        last_line = reader.line_num
+        if len(row) != width:
             if not row:
                 continue
-            if len(row) != len(header):
-                raise UsageError(f"{path}:{number}: expected {len(header)} columns as in the header. "
-                                 f"Got {len(row)} instead.")
-            for col, i in index.items():
-                values[col].append(row[i])
-            if number % 65536 == 0:
-                progress.update(handle.tell(), size)
-        progress.close()
-    if not values or not next(iter(values.values())):
-        raise UsageError(f"{path}: the table has a header but no rows.")
-    return {col: np.array(v) for col, v in values.items()}
-
-
-def _numbers(values, path, column):
-    try:
-        return values.astype(np.float64)
-    except ValueError:
-        for i, v in enumerate(values):
+            raise UsageError(f"{path}:{line}: expected {width} columns as in the header. Got {len(row)} instead.")
+        value = row[qid_at]
+        code = qid_index.get(value)
+        if code is None:
+            code = qid_index[value] = len(qid_index)
+        qid_codes.append(code)
+        if group is not None:
+            value = row[group_at]
+            code = group.index.get(value)
+            if code is None:
+                code = group.index[value] = len(group.index)
+            group.codes.append(code)
+        scores.append(row[score_at])
+        labels.append(row[label_at])
+        if exclude_at is not None:
+            flags.append(row[exclude_at])
+        lines.append(line)
+        if len(lines) == _CHUNK_ROWS:
+            columns.add(scores, labels, flags if exclude_at is not None else None, lines)
+            scores, labels, flags, lines = [], [], [], []
             try:
-                float(v)
+                progress.update(handle.buffer.tell(), size)
+            except (AttributeError, OSError, ValueError):
+                pass
+    if lines:
+        columns.add(scores, labels, flags if exclude_at is not None else None, lines)
+    progress.close()
+    if not len(qid.codes):
+        raise UsageError(f"{path}: the table has a header but no rows.")
+    score, label, exclude = columns.finish()
+    qid_codes, qid_values = qid.finish()
+    group_codes, group_values = group.finish() if group is not None else (None, None)
+    return Table(qid_codes, qid_values, score, label, exclude, group_codes, group_values)
+
+
+def _parse_numbers(cells, where, name, *, integers=False):
+    """Cells of one column (strings) as numbers; ``where(i)`` locates cell ``i`` for an error."""
+    text = "".join(cells)
+    # float() also reads '1_0' and non-ASCII digits; a table's numbers are plain ASCII.
+    if "_" in text or not text.isascii():
+        for i, cell in enumerate(cells):
+            if "_" in cell or not cell.isascii():
+                raise UsageError(f"{where(i)}: column {name} must hold numbers. Got {_short(cell)} instead.")
+    if integers:
+        try:  # integer scores keep every digit: float64 would tie 2**60 and 2**60 + 1
+            return np.fromiter(map(int, cells), dtype=np.int64, count=len(cells))
+        except (ValueError, OverflowError):
+            pass
+    try:
+        return np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
+    except ValueError:
+        for i, cell in enumerate(cells):
+            try:
+                float(cell)
             except ValueError:
-                raise UsageError(f"{path}:{i + 2}: column {column!r} must hold numbers. Got {v!r} instead.") \
+                raise UsageError(f"{where(i)}: column {name} must hold numbers. Got {_short(cell)} instead.") \
                     from None
-        raise
+        raise  # pragma: no cover - float() failed on the whole but on no single cell
 
 
-def _flags(values, path, column):
-    text = np.char.lower(values.astype(str)) if values.dtype.kind in "US" else values
-    if values.dtype.kind in "US":
-        true = np.isin(text, ["1", "true", "yes", "1.0"])
-        false = np.isin(text, ["0", "false", "no", "0.0", ""])
-        bad = ~(true | false)
+def _parse_flags(cells, where, name):
+    values = [_FLAG_VALUES.get(cell.strip().lower()) for cell in cells]
+    if None in values:
+        i = values.index(None)
+        raise UsageError(f"{where(i)}: column {name} must hold true/false flags (1/0, true/false, yes/no). "
+                         f"Got {_short(cells[i])} instead.")
+    return np.array(values, dtype=bool)
+
+
+def _described(names, flag):
+    return f"{names[flag]!r} ({flag})"
+
+
+class _NumberColumns:
+    """Scores, labels and exclude flags of a CSV, converted and checked a chunk of rows at a time."""
+
+    def __init__(self, path, names):
+        self.path, self.names = path, names
+        self.scores, self.labels, self.flags = [], [], []
+        self.integer_scores = True
+
+    def add(self, scores, labels, flags, lines):
+        def where(i):
+            return f"{self.path}:{lines[i]}"
+
+        names = self.names
+        score = _parse_numbers(scores, where, _described(names, "--score"), integers=self.integer_scores)
+        if score.dtype.kind == "f":
+            self.integer_scores = False
+        label = _parse_numbers(labels, where, _described(names, "--label"))
+        exclude = _parse_flags(flags, where, _described(names, "--exclude-col")) if flags is not None else None
+        check_values(score, label, exclude, names, where)
+        self.scores.append(score)
+        self.labels.append(label)
+        if exclude is not None:
+            self.flags.append(exclude)
+
+    def finish(self):
+        if self.integer_scores:
+            score = np.concatenate(self.scores)
+        else:  # a column with a non-integer somewhere is a float column
+            score = np.concatenate([chunk.astype(np.float64) for chunk in self.scores])
+        label = np.concatenate(self.labels)
+        exclude = np.concatenate(self.flags) if self.flags else None
+        return score, label, exclude
+
+
+def check_values(score, label, exclude, names, where):
+    """Refuse, with ``where(row)`` (file and line or row), what the engine would refuse without a location."""
+    problems = []
+    keep = None if exclude is None else ~exclude
+    if score.dtype.kind == "f":
+        bad = ~np.isfinite(score) if keep is None else keep & ~np.isfinite(score)
         if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise UsageError(f"{path}:{i + 2}: column {column!r} must hold true/false flags. Got {values[i]!r} "
-                             "instead.")
-        return true
-    return values.astype(bool)
+            i = int(np.argmax(bad))
+            problems.append((i, f"column {_described(names, '--score')} must hold finite numbers (NaN and "
+                                f"infinity do not rank). Got {score[i].item()!r} instead."))
+    bad = ~np.isfinite(label)
+    if bad.any():
+        i = int(np.argmax(bad))
+        problems.append((i, f"column {_described(names, '--label')} must hold finite relevance values. "
+                            f"Got {label[i].item()!r} instead."))
+    bad = label < 0
+    if bad.any():
+        i = int(np.argmax(bad))
+        problems.append((i, f"column {_described(names, '--label')} must hold non-negative relevance values. "
+                            f"Got {label[i].item()!r} instead."))
+    if exclude is not None:
+        bad = exclude & (label > 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            problems.append((i, f"column {_described(names, '--exclude-col')} must not exclude a relevant "
+                                f"row (the filtered protocol removes other known answers only). Got an excluded row "
+                                f"with relevance {label[i].item()!r} instead."))
+    if problems:
+        i, message = min(problems, key=lambda problem: problem[0])
+        raise UsageError(f"{where(i)}: {message}")
+
+
+def _read_parquet(path, names):
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise UsageError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") from None
+    wanted = {flag: column for flag, column in names.items() if column is not None}
+    try:
+        os.stat(path)
+    except OSError as exc:
+        raise UsageError(f"{path}: {exc.strerror}.") from None
+    try:
+        schema = pq.read_schema(path)
+    except Exception as exc:  # pyarrow raises many types for a file that is not Parquet
+        raise UsageError(f"{path}: cannot read the Parquet table: {exc}") from None
+    _column_index(path, list(schema.names), wanted, "schema")
+    try:
+        table = pq.read_table(path, columns=list(dict.fromkeys(wanted.values())))
+    except Exception as exc:  # a damaged file: pyarrow's message says what
+        raise UsageError(f"{path}: cannot read the Parquet table: {exc}") from None
+    if table.num_rows == 0:
+        raise UsageError(f"{path}: the table has no rows.")
+
+    def where(i):
+        return f"{path}: row {i + 1}"
+
+    def column(flag):
+        data = table.column(names[flag]).combine_chunks()
+        if isinstance(data.type, pa.DictionaryType):
+            data = data.dictionary_decode() if hasattr(data, "dictionary_decode") else data.cast(data.type.value_type)
+        if data.null_count:
+            i = int(np.argmax(pc.is_null(data).to_numpy(zero_copy_only=False)))
+            raise UsageError(f"{where(i)}: column {_described(names, flag)} must not hold nulls (missing values). "
+                             "Got a null instead.")
+        kind = data.type
+        if pa.types.is_nested(kind) or pa.types.is_map(kind):
+            raise UsageError(f"{path}: column {_described(names, flag)} must hold one plain value per row. "
+                             f"Got the Parquet type {kind} instead.")
+        return data, kind
+
+    def identifiers(flag):
+        """Integer codes of the values of a column, and the sorted distinct values."""
+        data, kind = column(flag)
+        if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+            values = data.to_numpy()
+            if values.dtype.kind == "f" and np.isnan(values).any():
+                i = int(np.argmax(np.isnan(values)))
+                raise UsageError(f"{where(i)}: column {_described(names, flag)} must not hold NaN. Got nan instead.")
+            uniques, codes = np.unique(values, return_inverse=True)
+            return codes.reshape(-1).astype(np.int64), uniques
+        encoded = data.dictionary_encode()  # strings: each distinct value once, whatever the number of rows
+        values = encoded.dictionary.to_numpy(zero_copy_only=False)
+        values = np.asarray(values, dtype=object)
+        order = np.argsort(values, kind="stable")
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        return rank[encoded.indices.to_numpy(zero_copy_only=False)], values[order]
+
+    def numbers(flag, keep_integers):
+        data, kind = column(flag)
+        if pa.types.is_boolean(kind):
+            return data.to_numpy(zero_copy_only=False).astype(np.float64)
+        if pa.types.is_temporal(kind) and keep_integers:  # times rank as their integer ticks
+            try:
+                return data.cast(pa.int64()).to_numpy()
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+        if pa.types.is_decimal(kind):
+            return data.cast(pa.float64()).to_numpy()
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            raise UsageError(f"{path}: column {_described(names, flag)} must hold numbers. Got the Parquet type "
+                             f"{kind} instead.")
+        values = data.to_numpy()
+        if not keep_integers or values.dtype.kind == "f":
+            values = values.astype(np.float64)
+        return values
+
+    qid, qid_values = identifiers("--qid")
+    score = numbers("--score", keep_integers=True)
+    label = numbers("--label", keep_integers=False)
+    exclude = None
+    if names["--exclude-col"] is not None:
+        data, kind = column("--exclude-col")
+        if pa.types.is_boolean(kind):
+            exclude = data.to_numpy(zero_copy_only=False).astype(bool)
+        elif pa.types.is_integer(kind) or pa.types.is_floating(kind):
+            values = data.to_numpy()
+            bad = (values != 0) & (values != 1)
+            if bad.any():
+                i = int(np.argmax(bad))
+                raise UsageError(f"{where(i)}: column {_described(names, '--exclude-col')} must hold true/false "
+                                 f"flags. Got {values[i].item()!r} instead.")
+            exclude = values == 1
+        else:
+            exclude = _parse_flags(data.cast(pa.string()).to_pylist(), where, _described(names, "--exclude-col"))
+    group, group_values = identifiers("--group") if names["--group"] is not None else (None, None)
+    check_values(score, label, exclude, names, where)
+    return Table(qid, qid_values, score, label, exclude, group, group_values)
 
 
 # --------------------------------------------------------------------------------------------
 # Output
 # --------------------------------------------------------------------------------------------
-def _format_report(report, fmt, per_query):
+def _jsonable(x):
+    """A JSON value: NaN (undefined) is null, infinities are the strings "Infinity" and "-Infinity"."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (np.integer, int)):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "Infinity" if x > 0 else "-Infinity"
+        return float(x)
+    if x is None or isinstance(x, str):
+        return x
+    return str(x)
+
+
+def _json(payload):
+    # allow_nan=False: standard JSON, never the NaN / Infinity tokens that strict parsers reject
+    return json.dumps(payload, indent=2, allow_nan=False) + "\n"
+
+
+def _csv_text(rows):
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def _missing_note(report, missing):
+    n_missing = getattr(report, "n_missing", 0)
+    if not n_missing:
+        return None
+    queries = "query" if n_missing == 1 else "queries"
+    if missing == "zero":
+        return f"({n_missing} judged {queries} without any retrieved document counted as 0, --missing zero)"
+    return (f"({n_missing} judged {queries} without any retrieved document skipped; --missing zero counts them as "
+            "0, as trec_eval -c)")
+
+
+def _format_report(report, fmt, per_query, missing="skip"):
     names = list(report.summary)
     if fmt == "json":
-        payload = {"summary": report.summary, "n_queries": report.n_queries, "n_skipped": report.n_skipped}
+        payload = {"summary": {n: _jsonable(v) for n, v in report.summary.items()},
+                   "n_queries": int(report.n_queries), "n_skipped": int(report.n_skipped),
+                   "n_missing": int(getattr(report, "n_missing", 0))}
         if per_query:
             payload["per_query"] = {k: [_jsonable(x) for x in v] for k, v in report.per_query.items()}
-        return json.dumps(payload, indent=2) + "\n"
+        return _json(payload)
     if fmt == "csv":
-        lines = ["qid," + ",".join(names)]
+        rows = [["qid", *names]]
         if per_query:
-            for i, q in enumerate(report.per_query["qid"]):
-                lines.append(f"{q}," + ",".join(repr(float(report.per_query[n][i])) for n in names))
-        lines.append("all," + ",".join(repr(report.summary[n]) for n in names))
-        return "\n".join(lines) + "\n"
+            rows += [[q, *(repr(float(report.per_query[n][i])) for n in names)]
+                     for i, q in enumerate(report.per_query["qid"])]
+        rows.append(["all", *(repr(float(report.summary[n])) for n in names)])
+        return _csv_text(rows)
     width = max(len(n) for n in names + ["metric"])
     lines = []
     if per_query:
-        qwidth = max(len(str(q)) for q in list(report.per_query["qid"]) + ["qid"])
+        # aligned on ids of up to 40 characters: a longer id overflows its column instead of widening every line
+        qwidth = min(max(len(str(q)) for q in list(report.per_query["qid"]) + ["qid"]), 40)
         lines.append(f"{'qid':<{qwidth}}  " + "  ".join(f"{n:>{max(len(n), 8)}}" for n in names))
         for i, q in enumerate(report.per_query["qid"]):
             lines.append(f"{str(q):<{qwidth}}  "
@@ -170,32 +546,55 @@ def _format_report(report, fmt, per_query):
         for n in names:
             lines.append(f"{n:<{width}}  {report.summary[n]:>8.4f}")
     lines.append(f"({report.n_queries} queries evaluated, {report.n_skipped} skipped without relevant items)")
+    note = _missing_note(report, missing)
+    if note:
+        lines.append(note)
     return "\n".join(lines) + "\n"
 
 
-def _jsonable(x):
-    if isinstance(x, (np.floating, float)):
-        return None if np.isnan(x) else float(x)
-    if isinstance(x, np.integer):
-        return int(x)
-    return x if isinstance(x, (str, int)) else str(x)
-
-
 def _write(text, output):
-    """Write all or nothing: a temporary file renamed into place."""
+    """Write all or nothing: a temporary file in the same folder, renamed into place.
+
+    The file gets the permissions of any new file (the umask applies), or keeps
+    those of the file it replaces. Errors name ``output``, not the temporary file.
+    """
     if output is None:
         sys.stdout.write(text)
         return
+    output = os.fspath(output)
     directory = os.path.dirname(os.path.abspath(output))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".sklearn-rank-")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        existing = os.stat(output)
+        mode = stat.S_IMODE(existing.st_mode) if stat.S_ISREG(existing.st_mode) else None
+    except OSError:
+        mode = None
+    tmp = fd = None
+    try:
+        while fd is None:
+            tmp = os.path.join(directory, f".sklearn-rank-{secrets.token_hex(6)}.tmp")
+            try:  # mode 0o666 and the umask, as open(output, "w") would give; mkstemp would force 0o600
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+            except FileExistsError:
+                continue
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, output)
+    except OSError as exc:
+        _remove(tmp if fd is not None else None)
+        raise UsageError(f"{output}: cannot write the output file: {exc.strerror or exc}.") from None
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _remove(tmp if fd is not None else None)
         raise
+
+
+def _remove(path):
+    if path is not None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 # --------------------------------------------------------------------------------------------
@@ -211,23 +610,38 @@ def _metric_options(parser):
     parser.add_argument("--gain", choices=GAINS, default="linear", help="nDCG gain (default: linear)")
 
 
+_TABLE_OPTIONS = (("--qid", "qid_col"), ("--score", "score_col"), ("--label", "label_col"),
+                  ("--exclude-col", "exclude_col"))
+
+
 def _table_options(parser):
     parser.add_argument("--qid", dest="qid_col", help="query id column (tables)")
     parser.add_argument("--score", dest="score_col", help="score column (tables)")
     parser.add_argument("--label", dest="label_col", help="relevance column (tables)")
-    parser.add_argument("--exclude-col", help="column of true/false flags: candidates removed before ranking")
+    parser.add_argument("--exclude-col", help="column of true/false flags: candidates removed before ranking (tables)")
 
 
-def _table_inputs(args, path, extra=()):
+def _refuse_table_options(args, inputs):
+    for flag, dest in _TABLE_OPTIONS:
+        if getattr(args, dest) is not None:
+            raise UsageError(f"{flag} names a column of a table; it does not apply to TREC files ({inputs}). "
+                             f"Got {flag} {getattr(args, dest)} instead.")
+
+
+def _table_ties(args):
+    if args.ties == "trec":
+        raise UsageError("--ties trec breaks ties by docno, which tables do not have; choose another policy. "
+                         "Got --ties trec with a table instead.")
+    return args.ties or "expected"
+
+
+def _read_table_inputs(args, path, group=None):
     missing = [flag for flag, col in (("--qid", args.qid_col), ("--score", args.score_col),
                                       ("--label", args.label_col)) if not col]
     if missing:
         raise UsageError(f"evaluating a table needs {', '.join(missing)} (the column names).")
-    cols = read_table(path, [args.qid_col, args.score_col, args.label_col, args.exclude_col, *extra])
-    y_true = _numbers(cols[args.label_col], path, args.label_col)
-    y_score = _numbers(cols[args.score_col], path, args.score_col)
-    exclude = _flags(cols[args.exclude_col], path, args.exclude_col) if args.exclude_col else None
-    return cols, y_true, y_score, exclude
+    return read_table(path, qid=args.qid_col, score=args.score_col, label=args.label_col, exclude=args.exclude_col,
+                      group=group)
 
 
 def _read_trec(reader, path):
@@ -238,23 +652,38 @@ def _read_trec(reader, path):
         progress.close()
 
 
+def _with_query_ids(report, qid_values):
+    """The report of integer query codes, with the table's query ids back in ``per_query["qid"]``."""
+    report.per_query["qid"] = qid_values[np.asarray(report.per_query["qid"], dtype=np.int64)]
+    return report
+
+
 def _run_evaluate(args):
     if len(args.inputs) == 2:
+        _refuse_table_options(args, "QRELS RUN")
         qrels_path, run_path = args.inputs
         qrels, run = _read_trec(read_qrels, qrels_path), _read_trec(read_run, run_path)
         report = evaluate_trec(qrels, run, metrics=args.metrics, relevance_level=args.relevance_level,
                                missing=args.missing, ties=args.ties or "trec", gain=args.gain)
     elif len(args.inputs) == 1:
         path = args.inputs[0]
-        cols, y_true, y_score, exclude = _table_inputs(args, path)
-        report = evaluate(y_true, y_score, qid=cols[args.qid_col], metrics=args.metrics,
-                          ties=args.ties if args.ties not in (None, "trec") else "expected",
-                          exclude=exclude, relevance_level=args.relevance_level, gain=args.gain,
+        ties = _table_ties(args)
+        table = _read_table_inputs(args, path)
+        report = evaluate(table.label, table.score, qid=table.qid, metrics=args.metrics, ties=ties,
+                          exclude=table.exclude, relevance_level=args.relevance_level, gain=args.gain,
                           no_relevant="zero" if args.missing == "zero" else "skip")
+        report = _with_query_ids(report, table.qid_values)
     else:
         raise UsageError("evaluate takes QRELS RUN (TREC files) or one TABLE. Got "
                          f"{len(args.inputs)} paths instead.")
-    _write(_format_report(report, args.format, args.per_query), args.output)
+    _write(_format_report(report, args.format, args.per_query, args.missing), args.output)
+
+
+class _Values:
+    """The per-query values of one metric with a value (not NaN): what the tests compare."""
+
+    def __init__(self, qid, values, metric):
+        self.per_query = {"qid": qid, metric: values}
 
 
 def _run_compare(args):
@@ -264,60 +693,92 @@ def _run_compare(args):
     reports = {}
     if args.group:
         if len(args.inputs) != 1:
-            raise UsageError("compare --group takes one TABLE.")
+            raise UsageError(f"compare --group takes one TABLE. Got {len(args.inputs)} paths instead.")
         path = args.inputs[0]
-        cols, y_true, y_score, exclude = _table_inputs(args, path, extra=(args.group,))
-        groups = cols[args.group]
-        for name in np.unique(groups):
-            sel = groups == name
-            reports[str(name)] = evaluate(y_true[sel], y_score[sel], qid=cols[args.qid_col][sel], metrics=[metric],
-                                          exclude=None if exclude is None else exclude[sel],
-                                          ties=args.ties if args.ties not in (None, "trec") else "expected",
-                                          relevance_level=args.relevance_level, gain=args.gain)
-        paired = False
+        ties = _table_ties(args)
+        table = _read_table_inputs(args, path, group=args.group)
+        order = np.argsort(table.group, kind="stable")
+        bounds = np.searchsorted(table.group[order], np.arange(len(table.group_values) + 1))
+        for code, name in enumerate(table.group_values):
+            rows = order[bounds[code]:bounds[code + 1]]
+            report = evaluate(table.label[rows], table.score[rows], qid=table.qid[rows], metrics=[metric],
+                              exclude=None if table.exclude is None else table.exclude[rows], ties=ties,
+                              relevance_level=args.relevance_level, gain=args.gain)
+            reports[str(name)] = _with_query_ids(report, table.qid_values)
     else:
         if len(args.inputs) < 3:
-            raise UsageError("compare takes QRELS RUN_A RUN_B [RUN_C ...] or one TABLE with --group.")
+            raise UsageError("compare takes QRELS RUN_A RUN_B [RUN_C ...] or one TABLE with --group. Got "
+                             f"{len(args.inputs)} paths instead.")
+        _refuse_table_options(args, "QRELS RUN_A RUN_B ...")
         qrels = _read_trec(read_qrels, args.inputs[0])
         for path in args.inputs[1:]:
             run = _read_trec(read_run, path)
             name = run.name if run.name not in reports else os.path.basename(path)
             reports[name] = evaluate_trec(qrels, run, metrics=[metric], relevance_level=args.relevance_level,
                                           missing="zero", ties=args.ties or "trec", gain=args.gain)
-        paired = True
     if len(reports) < 2:
         raise UsageError(f"compare needs at least two runs or groups. Got {len(reports)} instead.")
-    test = args.test
-    if test == "auto":
-        test = "wilcoxon" if paired else "mannwhitneyu"
-    table = stats.compare_many(reports, metric=metric, baseline=args.baseline, test=test,
-                               correction=None if args.correction == "none" else args.correction, rng=args.seed)
-    frame_text = _format_comparison(table, metric, reports, args.format)
-    _write(frame_text, args.output)
+    # A rank statistic (mr, gmr, ...) has no value for a query whose relevant items were not retrieved
+    # (NaN, as in `evaluate`): such queries are left out of the comparisons, and counted.
+    values, n_undefined = {}, {}
+    for name, report in reports.items():
+        per_query = np.asarray(report.per_query[metric], dtype=np.float64)
+        defined = ~np.isnan(per_query)
+        values[name] = _Values(np.asarray(report.per_query["qid"])[defined], per_query[defined], metric)
+        n_undefined[name] = int(per_query.size - np.count_nonzero(defined))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.UnpairedQueriesWarning)  # the output counts the queries left out
+        table = stats.compare_many(values, metric=metric, baseline=args.baseline, test=args.test,
+                                   correction=None if args.correction == "none" else args.correction,
+                                   rng=args.seed)
+    _write(_format_comparison(table, metric, reports, n_undefined, args.format), args.output)
 
 
-def _format_comparison(table, metric, reports, fmt):
+def _left_out(record, reports):
+    """Queries evaluated for a or b that the comparison did not use."""
+    qid_a, qid_b = (np.asarray(reports[name].per_query["qid"]) for name in (record["a"], record["b"]))
+    if record["paired"]:
+        return int(np.union1d(qid_a, qid_b).size - record["n_a"])
+    return int(qid_a.size + qid_b.size - record["n_a"] - record["n_b"])
+
+
+def _format_comparison(table, metric, reports, n_undefined, fmt):
     records = table.to_records()
-    means = {name: float(np.nanmean(r.per_query[metric])) for name, r in reports.items()}
+    for record in records:
+        record["n_left_out"] = _left_out(record, reports)
+    means = {}
+    for name, report in reports.items():
+        per_query = np.asarray(report.per_query[metric], dtype=np.float64)
+        defined = per_query[~np.isnan(per_query)]
+        means[name] = float(defined.mean()) if defined.size else math.nan
     if fmt == "json":
-        return json.dumps({"metric": metric, "means": means, "correction": table.correction,
-                           "comparisons": [{k: _jsonable(v) for k, v in r.items()} for r in records]},
-                          indent=2) + "\n"
-    columns = ["a", "b", "test", "n_a", "n_b", "statistic", "pvalue", "pvalue_adjusted", "estimate",
-               "effect_size", "wins", "ties", "losses"]
+        return _json({"metric": metric, "means": {n: _jsonable(m) for n, m in means.items()},
+                      "n_undefined": n_undefined, "correction": table.correction,
+                      "comparisons": [{k: _jsonable(v) for k, v in r.items()} for r in records]})
+    columns = ["a", "b", "test", "paired", "n_a", "n_b", "n_left_out", "statistic", "pvalue", "pvalue_adjusted",
+               "estimate", "effect_size", "wins", "ties", "losses"]
     if fmt == "csv":
-        lines = [",".join(columns)]
-        lines += [",".join(repr(r[c]) if isinstance(r[c], float) else str(r[c]) for c in columns) for r in records]
-        return "\n".join(lines) + "\n"
+        rows = [columns] + [[repr(r[c]) if isinstance(r[c], float) else r[c] for c in columns] for r in records]
+        return _csv_text(rows)
     lines = [f"{metric} (mean over queries): " + ", ".join(f"{n} {m:.4f}" for n, m in means.items())]
-    lines.append(f"{'a':<14} {'b':<14} {'test':<13} {'p-value':>9} {'adjusted':>9} {'estimate':>9} "
-                 f"{'effect':>8}  win/tie/loss")
+    lines.append(f"{'a':<14} {'b':<14} {'test':<13} {'queries':>7} {'left out':>8} {'p-value':>9} {'adjusted':>9} "
+                 f"{'estimate':>9} {'effect':>8}  win/tie/loss")
     for r in records:
-        lines.append(f"{str(r['a']):<14} {str(r['b']):<14} {r['test']:<13} {r['pvalue']:>9.4g} "
-                     f"{r['pvalue_adjusted']:>9.4g} {r['estimate']:>9.4f} {r['effect_size']:>8.4f}  "
-                     f"{r['wins']}/{r['ties']}/{r['losses']}")
+        queries = str(r["n_a"]) if r["paired"] else f"{r['n_a']}+{r['n_b']}"
+        lines.append(f"{str(r['a']):<14} {str(r['b']):<14} {r['test']:<13} {queries:>7} {r['n_left_out']:>8} "
+                     f"{r['pvalue']:>9.4g} {r['pvalue_adjusted']:>9.4g} {r['estimate']:>9.4f} "
+                     f"{r['effect_size']:>8.4f}  {r['wins']}/{r['ties']}/{r['losses']}")
+    paired = any(r["paired"] for r in records)
+    unpaired = not all(r["paired"] for r in records)
+    counts = ", ".join(part + (f" ({kind})" if paired and unpaired else "") for part, kind, used in (
+        ("queries where a is higher, equal, lower", "paired", paired),
+        ("all cross pairs of values a_i, b_j", "unpaired", unpaired)) if used)
     lines.append(f"(p-values adjusted with {table.correction or 'no correction'}; effect: "
-                 f"{records[0]['effect_size_name'] if records else ''})")
+                 f"{records[0]['effect_size_name'] if records else ''}; win/tie/loss: {counts})")
+    if any(n_undefined.values()):
+        lines.append(f"({metric} has no value for a query whose relevant documents were not retrieved: "
+                     + ", ".join(f"{n} in {name}" for name, n in n_undefined.items() if n)
+                     + "; those queries are left out)")
     return "\n".join(lines) + "\n"
 
 
@@ -352,7 +813,8 @@ def build_parser():
     cp.add_argument("--group", help="table column whose values name the groups to compare")
     cp.add_argument("--test", default="auto",
                     choices=("auto", "wilcoxon", "mannwhitneyu", "ttest", "permutation", "bootstrap"),
-                    help="test (default: paired Wilcoxon for runs, Mann-Whitney for groups)")
+                    help="test (default: paired Wilcoxon on the queries both sides share, Mann-Whitney when "
+                         "they share none)")
     cp.add_argument("--correction", default="holm", choices=("holm", "bonferroni", "fdr_bh", "none"))
     cp.add_argument("--baseline", help="compare every other run with this one only")
     cp.add_argument("--seed", type=int, default=0, help="seed of the resampling tests")
@@ -366,6 +828,27 @@ def build_parser():
     return parser
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning on one line of standard error, without the source line Python would add."""
+    text = str(message).splitlines()[0] if str(message) else category.__name__
+    sys.stderr.write(f"sklearn-rank: warning: {text}\n")
+
+
+def _is_input_error(exc):
+    """Whether ``exc`` reports bad input: the package's own ValueError/TypeError, raised by a ``raise``
+    statement of sklearn-rank (its validation), not one that a bug let escape from an expression."""
+    if isinstance(exc, (UsageError, TrecFormatError)):
+        return True
+    if not isinstance(exc, (ValueError, TypeError)) or exc.__traceback__ is None:
+        return False
+    innermost = traceback.extract_tb(exc.__traceback__)[-1]
+    package = os.path.dirname(os.path.abspath(__file__))
+    if os.path.dirname(os.path.abspath(innermost.filename)) != package:
+        return False
+    source = (innermost.line or "").strip()
+    return not source or source == "raise" or source.startswith("raise ")
+
+
 def main(argv=None):
     """Run the command line; return the exit code."""
     parser = build_parser()
@@ -374,8 +857,12 @@ def main(argv=None):
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
-        args.func(args)
-    except (UsageError, TrecFormatError, ValueError, TypeError) as exc:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            args.func(args)
+    except (ValueError, TypeError) as exc:
+        if not _is_input_error(exc):
+            raise
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         sys.stderr.write(f"sklearn-rank: error: {message}\n" if not message.startswith("sklearn-rank") else
                          f"{message}\n")
