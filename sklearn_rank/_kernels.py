@@ -253,7 +253,7 @@ class RankStats:
         self.count = np.bincount(seg, minlength=n_seg).astype(np.float64)
         self.num_candidates = num_candidates
         self.num_relevant = num_relevant
-        self._baseline = None
+        self._baselines = {}  # (base, k) -> moments: zgmr and agmri share one
 
     def _mean(self, values):
         return _divide(_segment_sum(self.seg, self.w * values, self.n), self.wsum, np.nan)
@@ -320,6 +320,11 @@ class RankStats:
 
     def baseline(self, base, k):
         """Expectation and variance of a base statistic under uniformly random ranking."""
+        if (base, k) not in self._baselines:
+            self._baselines[base, k] = self._random_moments(base, k)
+        return self._baselines[base, k]
+
+    def _random_moments(self, base, k):
         rnd = RankDistribution.random(self.num_candidates, self.num_relevant)
         if base == "mr":
             e = expect_rank(rnd.s, rnd.m, rnd.r)
@@ -333,11 +338,14 @@ class RankStats:
             return self._mean(p), self._var_of_mean(p * (1 - p))
         if base == "gmr":
             a = self._share()
-            log_e1 = _segment_sum(self.seg, log_expect_power(rnd.s, rnd.m, rnd.r, a), self.n)
-            log_e2 = _segment_sum(self.seg, log_expect_power(rnd.s, rnd.m, rnd.r, 2 * a), self.n)
-            e = np.exp(log_e1)
-            # Var = E[G^2] - E[G]^2, written to keep precision when the variance is small
-            return e, np.maximum(np.exp(2 * log_e1) * np.expm1(log_e2 - 2 * log_e1), 0.0)
+            log_first = log_expect_power(rnd.s, rnd.m, rnd.r, a)
+            log_second = log_expect_power(rnd.s, rnd.m, rnd.r, 2 * a)
+            e = np.exp(_segment_sum(self.seg, log_first, self.n))
+            # Var = E[G^2] - E[G]^2 = E[G]^2 expm1(log E[G^2] - 2 log E[G]); the difference is taken
+            # per target (each is the small spread of one factor) before the sum, never between
+            # the two large sums.
+            spread = _segment_sum(self.seg, log_second - 2 * log_first, self.n)
+            return e, np.maximum(e * e * np.expm1(spread), 0.0)
         raise KeyError(base)
 
     def _adjusted(self, base, k):
@@ -367,11 +375,29 @@ class RankStats:
         # Exact zero numerators (a random scorer) over zero denominators stay undefined.
         undefined = ~np.isfinite(out) & (self.wsum > 0)
         if undefined.any():
-            warnings.warn(f"{base} is undefined where every target has a single possible rank "
-                          "(the random baseline equals the best value); it is reported as NaN there.",
+            name = base if k is None else f"{base}@{k}"
+            warnings.warn(f"{name} is undefined where {self._degenerate_cause(undefined, k)}, since a random "
+                          "ranking then scores the best value; it is reported as NaN there.",
                           UndefinedMetricWarning, stacklevel=4)
             out = np.where(np.isfinite(out), out, np.nan)
         return out
+
+    def _degenerate_cause(self, undefined, k):
+        """Why the random baseline of the ``undefined`` segments has no spread, in words."""
+        # the best of r relevant candidates among N takes one of N - r + 1 ranks
+        possible = np.asarray(self.num_candidates, dtype=np.float64) - np.asarray(self.num_relevant) + 1
+        spread = _segment_sum(self.seg, (possible > 1) & (self.w > 0), self.n) > 0
+        causes = []
+        if (undefined & ~spread).any():
+            causes.append("every target has a single possible rank (one candidate)")
+        if (undefined & spread).any() and k is None:
+            causes.append("the random baseline has no measurable spread")
+        elif (undefined & spread).any():
+            # only a cut-off can make a baseline with several possible ranks certain
+            most = int(possible[(self.w > 0) & undefined[self.seg]].max())
+            causes.append(f"k={k} is at least the number of candidates of every target (at most {most} "
+                          "possible ranks)")
+        return " and where ".join(causes)
 
 
 class UndefinedMetricWarning(UserWarning):
@@ -381,6 +407,12 @@ class UndefinedMetricWarning(UserWarning):
 def _first_true_per_segment(mask, seg, n):
     """Index of the first True of each segment (seg sorted), -1 where none."""
     idx = np.flatnonzero(mask)
+    owner = seg[idx]
+    # idx is increasing and seg sorted: the first True of a segment is where owner changes.
+    # Each segment is written once (NumPy leaves the winner of repeated fancy writes open).
+    first = np.empty(idx.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(owner[1:], owner[:-1], out=first[1:])
     out = np.full(n, -1, dtype=np.intp)
-    out[seg[idx[::-1]]] = idx[::-1]
+    out[owner[first]] = idx[first]
     return out

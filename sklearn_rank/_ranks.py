@@ -22,15 +22,18 @@ the realistic policy is blocks of size one at fractional mid positions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
+from math import factorial
 
 import numpy as np
 from scipy.special import digamma, gammaln, polygamma
 
 from ._inputs import GroupedData
 
-# Rows of the score matrix processed at once in the label-index layout:
-# the temporary boolean arrays stay at a few MB whatever the matrix size.
-_CHUNK_ELEMENTS = 1 << 19
+# Rows of the score matrix processed at once in the label-index layout: the chunk (1 MiB of
+# float32 scores) and its boolean buffer stay in the CPU cache between the passes over them,
+# whatever the matrix size (2**19 measured 10-15% slower on workload 2, 2**16 too).
+_CHUNK_ELEMENTS = 1 << 18
 
 
 @dataclass
@@ -364,6 +367,7 @@ class LabelIndexStructure:
 
     A sparse exclusion mask is never made dense: the counts are taken over every candidate,
     then the excluded entries' share is subtracted, in time proportional to their number.
+    A dense mask is folded into the comparisons of each chunk of rows, in place.
     """
 
     def __init__(self, data, stable=True):
@@ -378,37 +382,9 @@ class LabelIndexStructure:
         self.equal_before = np.zeros(n_q, dtype=np.int64)
         self.n_candidates = np.full(n_q, n_c, dtype=np.int64)
         sparse = exclude is not None and hasattr(exclude, "indptr")
-        step = max(1, _CHUNK_ELEMENTS // max(n_c, 1))
-        # One boolean buffer, reused: fresh temporaries would cost a page fault per chunk.
-        buffer = np.empty((min(step, n_q), n_c), dtype=bool)
-        cols = np.arange(n_c)
-        # Narrow accumulators sum the boolean counts faster.
-        count_type = np.uint16 if n_c <= np.iinfo(np.uint16).max else np.uint32
-        for lo in range(0, n_q, step):
-            hi = min(n_q, lo + step)
-            block = score[lo:hi]
-            hit = buffer[: hi - lo]
-            counts = hit.view(np.uint8)
-            true = true_scores[lo:hi, None]
-            keep = None if exclude is None or sparse else ~exclude[lo:hi]
-            # Finite extremes prove every score finite (min and max propagate NaN); otherwise
-            # look closer: a NaN or inf that is excluded is fine.
-            if not (np.isfinite(block.min()) and np.isfinite(block.max())):
-                self._check_finite(block, lo, keep, exclude if sparse else None)
-            np.greater(block, true, out=hit)
-            if keep is not None:
-                hit &= keep
-            self.greater[lo:hi] = counts.sum(axis=1, dtype=count_type)
-            np.equal(block, true, out=hit)
-            if keep is not None:
-                hit &= keep
-            self.equal[lo:hi] = counts.sum(axis=1, dtype=count_type)
-            self.equal[lo:hi] -= 1  # the true candidate itself
-            if stable:
-                hit &= cols < target[lo:hi, None]
-                self.equal_before[lo:hi] = counts.sum(axis=1, dtype=count_type)
-            if keep is not None:
-                self.n_candidates[lo:hi] = keep.sum(axis=1)
+        # the finiteness test sums each chunk: an overflow there is no error (see _count_chunks)
+        with np.errstate(over="ignore", invalid="ignore"):
+            self._count_chunks(score, true_scores, target, exclude, sparse, stable)
         if sparse:
             ex_rows = np.repeat(rows, np.diff(exclude.indptr))
             ex_cols = exclude.indices
@@ -421,6 +397,51 @@ class LabelIndexStructure:
                 before = tied & (ex_cols < target[ex_rows])
                 self.equal_before -= np.bincount(ex_rows, weights=before, minlength=n_q).astype(np.int64)
             self.n_candidates -= np.diff(exclude.indptr)
+
+    def _count_chunks(self, score, true_scores, target, exclude, sparse, stable):
+        """Candidates above, level with, and level with but before the true one, row chunk by chunk."""
+        n_q, n_c = score.shape
+        dense = exclude is not None and not sparse
+        step = max(1, _CHUNK_ELEMENTS // max(n_c, 1))
+        # One boolean buffer, reused: fresh temporaries would cost a page fault per chunk.
+        buffer = np.empty((min(step, n_q), n_c), dtype=bool)
+        cols = np.arange(n_c)
+        # Narrow accumulators sum the boolean counts several times faster than a boolean sum,
+        # which widens every element to int64.
+        count_type = np.uint16 if n_c <= np.iinfo(np.uint16).max else np.uint32
+        count = np.add.reduce
+        floating = score.dtype.kind in "fc"  # other scores (integers) are finite
+        for lo in range(0, n_q, step):
+            hi = min(n_q, lo + step)
+            block = score[lo:hi]
+            hit = buffer[: hi - lo]
+            counts = hit.view(np.uint8)
+            true = true_scores[lo:hi, None]
+            mask = exclude[lo:hi] if dense else None
+            # A finite sum proves every score finite (NaN and inf propagate) in one pass; otherwise
+            # (an overflow of huge finite scores, or a NaN or inf, which is fine where excluded)
+            # look closer. The caller silences the overflow warning.
+            if floating and not np.isfinite(count(block, axis=None)):
+                self._check_finite(block, lo, None if mask is None else ~mask, exclude if sparse else None)
+            np.greater(block, true, out=hit)
+            if dense:
+                # a dense mask folds into the comparison: hit > excluded is hit and not excluded
+                np.greater(hit, mask, out=hit)
+                self.n_candidates[lo:hi] -= count(mask.view(np.uint8), axis=1, dtype=count_type)
+            self.greater[lo:hi] = count(counts, axis=1, dtype=count_type)
+            np.equal(block, true, out=hit)
+            if dense:
+                np.greater(hit, mask, out=hit)
+            equal = count(counts, axis=1, dtype=count_type)
+            self.equal[lo:hi] = equal
+            self.equal[lo:hi] -= 1  # the true candidate itself
+            if stable:
+                # Input order among ties matters only in rows where another candidate ties with
+                # the true one: few rows, so the column comparison runs on them alone.
+                tied = np.flatnonzero(equal > 1)
+                if tied.size:
+                    before = hit[tied] & (cols < target[lo + tied, None])
+                    self.equal_before[lo + tied] = count(before.view(np.uint8), axis=1, dtype=count_type)
 
     @staticmethod
     def _check_finite(block, lo, keep, sparse_exclude):
@@ -538,26 +559,86 @@ def variance_rank(m, r):
     return r * (m + 1) * (m - r) / ((r + 1) ** 2 * (r + 2))
 
 
-def log_expect_power(s, m, r, a):
-    """log E[(s + X)**a], with a per target (a = weight share of the target, for geometric means)."""
+# Power means for the geometric mean rank.  The variance of the GMR of a random ranking is
+# E[G^2] - E[G]^2 with E[G] = prod_i E[(s_i + X_i)**a_i]: with thousands of targets each factor
+# is 1 + O(a_i) and the variance sits far below the rounding of "1 + something".  So every
+# factor is carried as its excess over one, E[(s + X)**a] - 1 = E[expm1(a log(s + X))], to full
+# relative precision, and log E = log1p(excess).
+_DIRECT_TERMS = 8     # the first positions of a uniform X are summed term by term ...
+_EULER_MACLAURIN = tuple(float(Fraction(n, d) / factorial(2 * k)) for k, (n, d) in enumerate(
+    [(1, 6), (-1, 30), (1, 42), (-1, 30), (5, 66), (-691, 2730), (7, 6), (-3617, 510), (43867, 798),
+     (-174611, 330)], start=1))  # ... the rest by Euler-Maclaurin (Abramowitz & Stegun 23.1.30): B_2k / (2k)!
+
+
+def _power_sum_excess(s, m, a):
+    """sum_{t=1}^{m} ((s + t)**a - 1), one exponent per target (a >= 0, s >= 0, m >= 1).
+
+    The first ``_DIRECT_TERMS`` terms are added one by one; beyond them (x from
+    A = s + 9 to B = s + m, where the derivatives of x**a are small) the Euler-Maclaurin
+    formula with ten Bernoulli corrections leaves a remainder below 1e-17 of the sum for
+    0 <= a <= 2. Every piece is a sum of nonnegative terms or a small correction, so the
+    result keeps a few ulps of relative precision whatever s, m and a are. No loop over
+    targets or over distinct exponents: a fixed number of array operations.
+    """
+    total = np.zeros(s.shape)
+    for t in range(1, _DIRECT_TERMS + 1):
+        total += np.where(t <= m, np.expm1(a * np.log(s + t)), 0.0)
+    tail = np.flatnonzero(m > _DIRECT_TERMS)
+    if tail.size:
+        at = a[tail]
+        lo = s[tail] + (_DIRECT_TERMS + 1)
+        hi = s[tail] + m[tail]
+        log_lo, log_hi = np.log(lo), np.log(hi)
+        g_lo, g_hi = np.expm1(at * log_lo), np.expm1(at * log_hi)
+        # integral of x**a - 1 from lo to hi = (hi - lo) phi(hi) + lo (phi(hi) - phi(lo)) with
+        # phi(x) = x**a / (1 + a) - 1, positive for x >= 3: both parts are nonnegative.
+        phi_hi = np.expm1(at * log_hi - np.log1p(at))
+        span = hi - lo
+        integral = span * phi_hi + lo * (g_lo + 1) * np.expm1(at * np.log1p(span / lo)) / (1 + at)
+        value = integral + (g_lo + g_hi) / 2
+        # sum_k B_2k / (2k)! (f^(2k-1)(hi) - f^(2k-1)(lo)), f^(n)(x) = a (a-1) ... (a-n+1) x**(a-n)
+        falling = at.copy()
+        pow_lo, pow_hi = (g_lo + 1) / lo, (g_hi + 1) / hi
+        inv_lo2, inv_hi2 = 1.0 / (lo * lo), 1.0 / (hi * hi)
+        for k, coef in enumerate(_EULER_MACLAURIN, start=1):
+            value += coef * falling * (pow_hi - pow_lo)
+            falling = falling * (at - (2 * k - 1)) * (at - 2 * k)
+            pow_lo = pow_lo * inv_lo2
+            pow_hi = pow_hi * inv_hi2
+        total[tail] += value
+    return total
+
+
+def expect_power_excess(s, m, r, a):
+    """E[(s + X)**a] - 1, with a per target, to full relative precision (see ``_power_sum_excess``)."""
     s, m, r, a = (np.asarray(v, dtype=np.float64) for v in (s, m, r, a))
     out = np.empty(s.shape)
     point = m == 1
-    out[point] = a[point] * np.log(s[point] + 1)
+    out[point] = np.expm1(a[point] * np.log(s[point] + 1))
     uni = (~point) & (r == 1)
     if uni.any():
         idx = np.flatnonzero(uni)
-        # sum_{j=s+1}^{s+m} j**a from a cumulative table per distinct exponent
-        for value in np.unique(a[idx]):
-            sel = idx[a[idx] == value]
-            hi = (s[sel] + m[sel]).astype(np.int64)
-            lo = s[sel].astype(np.int64)
-            j = np.arange(1, hi.max() + 1, dtype=np.float64)
-            table = np.concatenate(([0.0], np.cumsum(j ** value)))
-            out[sel] = np.log((table[hi] - table[lo]) / m[sel])
+        su, mu, au = s[idx], m[idx], a[idx]
+        if idx.size > 1024 and (au == au[0]).all() and (su == su[0]).all():
+            # One exponent and one start (the random baseline of unweighted targets): each
+            # candidate count once. The same values as term by term, at a fraction of the cost.
+            sizes, inverse = np.unique(mu, return_inverse=True)
+            su, mu, au = np.full(sizes.size, su[0]), sizes, np.full(sizes.size, au[0])
+            out[idx] = (_power_sum_excess(su, mu, au) / mu)[inverse]
+        else:
+            out[idx] = _power_sum_excess(su, mu, au) / mu
     many = (~point) & (r > 1)
     if many.any():
         idx = np.flatnonzero(many)
         owner, value, p = _expand(s[idx], m[idx], r[idx])
-        out[idx] = np.log(np.bincount(owner, weights=p * value ** a[idx][owner], minlength=idx.size))
+        out[idx] = np.bincount(owner, weights=p * np.expm1(a[idx][owner] * np.log(value)), minlength=idx.size)
+    return out
+
+
+def log_expect_power(s, m, r, a):
+    """log E[(s + X)**a], with a per target (a = weight share of the target, for geometric means)."""
+    s, m, r, a = (np.asarray(v, dtype=np.float64) for v in (s, m, r, a))
+    out = np.log1p(expect_power_excess(s, m, r, a))
+    point = m == 1
+    out[point] = a[point] * np.log(s[point] + 1)  # exact doubling with 2a: no spread for a point mass
     return out

@@ -140,3 +140,156 @@ def test_untied_fast_path_matches_the_block_path(ties):
     assert tied.summary == pytest.approx(untied.summary, rel=1e-12, abs=1e-12)
     for name in names:
         np.testing.assert_allclose(tied.per_query[name], untied.per_query[name], rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# issue 11
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("metric, num_candidates, cause", [
+    ("zhits@10", [3, 3], "k=10 is at least the number of candidates of every target"),
+    ("ahits@3", [3, 2], "k=3 is at least the number of candidates of every target"),
+    ("zhits@10", [1, 1], "every target has a single possible rank"),
+    ("amri", [1, 1], "every target has a single possible rank"),
+    ("zgmr", [1, 1], "every target has a single possible rank"),
+])  # fmt: skip
+def test_degenerate_baseline_warning_names_the_cause(metric, num_candidates, cause):
+    # With k >= N a random ranking hits for sure: hits@k has no spread and the adjusted forms
+    # divide by zero. That is not "a single possible rank" (item 10, the message part). The
+    # rank statistics straight from the kernel; what evaluate makes of the NaN is metrics.py's.
+    from sklearn_rank import UndefinedMetricWarning
+    from sklearn_rank._kernels import RankDistribution, RankStats
+    from sklearn_rank._registry import get_metric
+
+    spec = get_metric(metric)
+    ranks = [1.0, 2.0] if min(num_candidates) > 1 else [1.0, 1.0]
+    stats = RankStats(RankDistribution.point(ranks), np.ones(2), np.zeros(2, dtype=np.intp), 1,
+                      np.array(num_candidates), np.ones(2, dtype=np.int64))
+    with pytest.warns(UndefinedMetricWarning) as record:
+        value = stats.compute(spec.base, spec.k)[0]
+    assert np.isnan(value)  # a random ranking scores the best value: 0 / 0
+    messages = [str(w.message) for w in record]
+    assert any(cause in m for m in messages), messages
+    wrong = "k=" if "single" in cause else "single possible rank"
+    assert not any(wrong in m for m in messages), messages
+
+
+def test_degenerate_baseline_warning_names_both_causes_per_query():
+    # per-query values: one query has a single candidate, the other fewer candidates than k
+    from sklearn_rank import UndefinedMetricWarning
+
+    with pytest.warns(UndefinedMetricWarning) as record:
+        report = evaluate([0, 1], np.array([[0.3, 0.0, 0.0], [0.2, 0.5, 0.1]]),
+                          exclude=np.array([[False, True, True], [False, False, False]]),
+                          metrics=["zhits@10"])
+    assert np.isnan(report.per_query["zhits@10"]).all()
+    message = next(str(w.message) for w in record if str(w.message).startswith("zhits@10 is undefined"))
+    assert "single possible rank" in message and "k=10 is at least" in message and "at most 3" in message
+
+
+def _python_calls(fn):
+    """Python and builtin function calls made while ``fn()`` runs (a count of interpreted work)."""
+    import sys
+
+    calls = 0
+
+    def profile(frame, event, arg):
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.parametrize("case", ["ranks", "tied targets"])
+def test_geometric_means_take_no_loop_over_distinct_weights(case):
+    # agmri, zgmr and gmr with tied targets used to loop over each distinct sample weight (one
+    # power table per exponent): quadratic in practice (item 19). The interpreted work must not
+    # depend on how many distinct weights there are: the same data with 2, 20 and 800 of them
+    # makes the same calls. (Equal weights take a shortcut of their own: one exponent.)
+    from sklearn_rank import evaluate_ranks
+
+    rng = np.random.default_rng(13)
+    n = 800
+    if case == "ranks":
+        num_candidates = rng.integers(50, 400, n)
+        ranks = 1 + np.floor(num_candidates * rng.random(n))
+
+        def run(weights):
+            return evaluate_ranks(ranks, num_candidates=num_candidates, metrics=["agmri", "zgmr", "gmr"],
+                                  sample_weight=weights)
+    else:
+        qid = np.repeat(np.arange(n), 6)
+        y = (rng.random(qid.size) < 0.4).astype(int)
+        y[::6], y[1::6] = 1, 0  # every query has a target and something to rank it against
+        s = rng.integers(0, 3, qid.size).astype(float)  # ties everywhere
+
+        def run(weights):
+            return evaluate(y, s, qid=qid, metrics=["gmr", "agmri", "zgmr"], targets="all",
+                            sample_weight=np.repeat(weights, 6))
+    counts = set()
+    for n_distinct in (2, 20, n):
+        weights = 0.5 + rng.permutation(np.arange(n) % n_distinct) / n_distinct
+        run(weights)  # warm caches
+        counts.add(_python_calls(lambda: run(weights)))
+    assert len(counts) == 1, counts
+
+
+def test_dense_mask_folds_into_the_comparisons_in_place(monkeypatch):
+    # A dense exclusion mask costs no chunk-sized temporary (the old path built ~mask per chunk
+    # and summed it through int64; item 22): the label index with one peaks no higher than
+    # without, beyond a few per-row arrays.
+    import tracemalloc
+
+    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 1 << 16)
+    rng = np.random.default_rng(17)
+    n_queries, n_candidates = 3000, 2000  # 32 rows per chunk of 64 KiB
+    scores = rng.random((n_queries, n_candidates), dtype=np.float32)
+    target = rng.integers(0, n_candidates, n_queries)
+    mask = rng.random((n_queries, n_candidates)) < 0.01
+    mask[np.arange(n_queries), target] = False
+    from sklearn_rank._inputs import prepare
+
+    peaks = {}
+    for name, exclude in (("none", None), ("dense", mask)):
+        data = prepare(target, scores, exclude=exclude)
+        for stable in (False, True):
+            tracemalloc.start()
+            ranks_module.LabelIndexStructure(data, stable=stable)
+            peaks[name, stable] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+    per_row = 8 * n_queries
+    for stable in (False, True):
+        assert peaks["dense", stable] <= peaks["none", stable] + per_row, peaks
+    chunk = (1 << 16) // n_candidates * n_candidates
+    # the unmasked path holds one boolean buffer and per-row arrays, no second chunk
+    assert peaks["none", True] < 2 * chunk + 8 * per_row, peaks
+
+
+def _first_true_loop(mask, seg, n):
+    out = np.full(n, -1)
+    for i in range(len(mask)):
+        if mask[i] and out[seg[i]] < 0:
+            out[seg[i]] = i
+    return out
+
+
+def test_first_true_per_segment_matches_a_loop():
+    # Item 23: the result no longer rests on which of several writes to one index NumPy keeps.
+    # NumPy happens to keep the last today, so the old code passes this check as well: it
+    # guards the correctness of the new construction, it cannot show the undefined behaviour.
+    from sklearn_rank._kernels import _first_true_per_segment
+
+    rng = np.random.default_rng(19)
+    for n in (1, 5, 40):
+        for density in (0.0, 0.1, 0.5, 1.0):
+            seg = np.sort(rng.integers(0, n, 200))  # some segments empty, the last ones maybe too
+            mask = rng.random(200) < density
+            np.testing.assert_array_equal(_first_true_per_segment(mask, seg, n + 3),
+                                          _first_true_loop(mask, seg, n + 3))
+    empty = np.zeros(0, dtype=bool)
+    np.testing.assert_array_equal(_first_true_per_segment(empty, np.zeros(0, dtype=np.intp), 2), [-1, -1])
