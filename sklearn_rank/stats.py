@@ -55,6 +55,7 @@ __all__ = [
     "ComparisonTable",
     "ConfidenceInterval",
     "DegenerateDataWarning",
+    "UnpairedQueriesWarning",
     "bootstrap_ci",
     "compare",
     "compare_many",
