@@ -5,11 +5,34 @@ A qrels line is ``qid iter docno rel``; a run line is
 lines starting with ``#`` are comments, as trec_eval 10 accepts). The readers
 name the file and line of any malformed line.
 
+What the readers accept
+-----------------------
+- Text: UTF-8; a UTF-8 byte-order mark at the start of the file is skipped.
+  Bytes that are not UTF-8, NUL bytes (binary data) and lines longer than
+  1 MiB (binary data, or a file without line breaks) are errors.
+- Lines end with ``\\n``, ``\\r\\n`` or ``\\r``. Columns are separated by
+  ASCII whitespace (space, tab, ``\\v``, ``\\f``, ``\\r``: C's ``isspace``, as in
+  trec_eval); any other character, a no-break space included, belongs to its
+  field.
+- Relevance: an optional sign and ASCII digits, within the 64-bit integer range.
+  trec_eval reads it with ``atol``, which stops at the first other character
+  (``1.9`` and ``1_0`` are 1 to it, ``x`` is 0); these readers refuse such a
+  field instead of guessing.
+- Score: a finite decimal number (an optional sign, digits with an optional
+  point, an optional exponent), which ``atof`` reads whole. Refused rather than
+  reinterpreted: ``inf``, ``nan``, hexadecimal numbers, ``_`` between digits
+  and non-ASCII digits, and anything ``atof`` would read only a prefix of.
+- Query ids and docnos come back as fixed-width ``str`` arrays, unless padding
+  every value of a column to its longest one would take more than 4 times the
+  size of the file (a few very long values): that column is then an ``object``
+  array of ``str``, so that memory follows the size of the file.
+
 Reading has two paths that give the same arrays, bit for bit. The line-by-line
 reader handles every file and words every error. Regular files of 4 MB and more
-(ASCII, columns separated by spaces and tabs, ``#`` only at the start of a
-comment line, no line with more columns than the first, numbers that parse,
-finite scores, no duplicate) are parsed by pandas' C reader when pandas is
+(ASCII after an optional byte-order mark, columns separated by spaces and
+tabs, ``#`` only at the start of a comment line, no line with more columns than
+the first, no very long line or value, numbers that parse, finite scores, no
+duplicate) are parsed by pandas' C reader when pandas is
 installed, then checked with vectorised NumPy code; anything irregular goes
 back to the line-by-line reader, which either reads the file or reports the
 exact line.
@@ -37,7 +60,11 @@ __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_qrels", "write_run",
 
 @dataclass
 class Qrels:
-    """Relevance judgements: one entry per judged (query, document) pair."""
+    """Relevance judgements: one entry per judged (query, document) pair.
+
+    The readers give ``qid`` and ``docno`` as ``str`` arrays (see the module
+    docstring for when they are ``object`` arrays) and ``relevance`` as int64.
+    """
 
     qid: np.ndarray
     docno: np.ndarray
@@ -49,7 +76,12 @@ class Qrels:
 
 @dataclass
 class Run:
-    """A ranked run: one entry per retrieved (query, document) pair."""
+    """A ranked run: one entry per retrieved (query, document) pair.
+
+    The readers give ``qid`` and ``docno`` as ``str`` arrays (see the module
+    docstring for when they are ``object`` arrays), ``score`` as float64 and
+    ``name`` as the run id of the first line.
+    """
 
     qid: np.ndarray
     docno: np.ndarray
@@ -67,49 +99,175 @@ class TrecFormatError(ValueError):
 # ------------------------------------------------------------------------------------------------
 # Reading: the line-by-line reader (every file, every error message)
 # ------------------------------------------------------------------------------------------------
-_PROGRESS_EVERY = 65536  # lines between two progress calls
+_READ_BLOCK = 1 << 20        # bytes per read of the line-by-line reader
+_MAX_LINE_BYTES = 1 << 20    # a longer line is no TREC line: binary data, or a file without line breaks
+_UTF8_BOM = b"\xef\xbb\xbf"
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+# Fixed-width strings while n_rows * longest <= _WIDE_FACTOR * file bytes + _WIDE_FLOOR, else objects
+_WIDE_FACTOR = 4
+_WIDE_FLOOR = 1 << 20
 
 
-def _data_lines(name, progress):
-    """(line number, fields) of every line that is neither blank nor a comment."""
-    total = os.path.getsize(name) if progress is not None else 0
-    done = 0
-    with open(name, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+def _fits_fixed_width(n_rows, longest, size):
+    """Whether a column of n_rows strings, the longest of ``longest`` characters, read from a file of
+    ``size`` bytes, is stored as a fixed-width array (else as an object array)."""
+    return n_rows * longest <= _WIDE_FACTOR * size + _WIDE_FLOOR
+
+
+def _string_array(values, size):
+    """A list of str as a fixed-width str array, or an object array when padding would cost too much."""
+    longest = max(map(len, values), default=0)
+    if _fits_fixed_width(len(values), longest, size):
+        return np.array(values)
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+def _text(field):
+    """A field (bytes, already checked to be UTF-8) as str, for messages."""
+    return field.decode("utf-8", "backslashreplace")
+
+
+def _chunks(name, progress, info):
+    """The file's lines by chunks: (number of lines before the chunk, its lines as bytes without their line
+    breaks, (index of the line, message) of the first line that is no text line, or None).
+
+    The file is read in blocks, never holding more than a block and one line; ``info`` gets "bytes" (the
+    number of bytes read), "ascii" (whether they all were ASCII) and "underscore" (whether the last chunk
+    holds a "_").
+    """
+    with open(name, "rb") as handle:
+        total = 0
+        if progress is not None:
+            try:
+                total = os.fstat(handle.fileno()).st_size
+            except OSError:
+                pass
+        head = handle.read(len(_UTF8_BOM))
+        done = len(head)
+        if head == _UTF8_BOM:
+            carry = b""
+        elif head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise TrecFormatError(f"{name}:1: a UTF-16 or UTF-32 byte-order mark: TREC files are read as UTF-8 "
+                                  "text (convert the file, e.g. with iconv -t UTF-8).")
+        else:
+            carry = head
+        number = 0  # lines before the chunk
+        info["ascii"] = True
+        while True:
+            block = handle.read(_READ_BLOCK)
+            done += len(block)
+            if block:
+                data = carry + block
+                # the chunk ends after the last line break; a "\r" ending the data may start a "\r\n"
+                end = max(data.rfind(b"\n"), data.rfind(b"\r", 0, len(data) - 1)) + 1
+                chunk, carry = data[:end], data[end:]
+                del data
+            elif carry:
+                chunk, carry = carry, b""
+            else:
+                break
+            if b"\r" in chunk:
+                chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            lines = chunk.split(b"\n")
+            if not lines[-1]:
+                lines.pop()  # after the last line break
+            ascii = chunk.isascii()
+            problem = _chunk_problem(chunk, lines, ascii)
+            if problem is None and len(carry) > _MAX_LINE_BYTES:
+                problem = (len(lines), "a NUL byte: this is binary data, not a TREC file." if b"\x00" in carry
+                           else _long_line_message())
+            if problem is not None:
+                del lines[problem[0]:]
+            info["ascii"] = info["ascii"] and ascii
+            info["underscore"] = b"_" in chunk
+            del chunk
+            yield number, lines, problem
+            number += len(lines)
             if progress is not None:
-                done += len(line)
-                if number % _PROGRESS_EVERY == 0:
-                    progress(done, total)
-            # the fields of the stripped line; no field, or a first one starting with "#": blank or comment
-            fields = line.split()
-            if fields and fields[0][0] != "#":
-                yield number, fields
+                progress(done, max(total, done))
+    info["bytes"] = done
+
+
+def _chunk_problem(chunk, lines, ascii):
+    """(index into ``lines``, message) of the chunk's first line that is no text line, or None."""
+    found = []
+    nul = chunk.find(b"\x00")
+    if nul >= 0:
+        found.append((chunk.count(b"\n", 0, nul), "a NUL byte: this is binary data, not a TREC file."))
+    if not ascii:
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            found.append((chunk.count(b"\n", 0, exc.start),
+                          f"bytes that are not UTF-8 ({chunk[exc.start:exc.end]!r}): TREC files are read as "
+                          "UTF-8 text."))
+    if len(chunk) > _MAX_LINE_BYTES:
+        lengths = list(map(len, lines))
+        if max(lengths) > _MAX_LINE_BYTES:
+            found.append((next(i for i, n in enumerate(lengths) if n > _MAX_LINE_BYTES), _long_line_message()))
+    return min(found, key=lambda item: item[0]) if found else None
+
+
+def _long_line_message():
+    limit = f"{_MAX_LINE_BYTES >> 20} MiB" if _MAX_LINE_BYTES % (1 << 20) == 0 else f"{_MAX_LINE_BYTES} bytes"
+    return f"a line longer than {limit}: this is no TREC file (binary data, or text without line breaks)."
+
+
+def _raise_problem(name, number, problem):
+    if problem is not None:
+        raise TrecFormatError(f"{name}:{number + 1}: {problem[1]}")
+
+
+def _bad_relevance(name, number, field):
+    return TrecFormatError(f"{name}:{number}: the relevance must be an integer (ASCII digits after an optional "
+                           f"sign). Got {_text(field)!r} instead.")
 
 
 def _read_qrels_lines(name, progress):
     qids, docnos, rels = [], [], []
     seen = set()
     remember = seen.add
-    for number, fields in _data_lines(name, progress):
-        if len(fields) != 4:
-            raise TrecFormatError(f"{name}:{number}: a qrels line must have 4 columns (qid iter docno rel). "
-                                  f"Got {len(fields)} instead.")
-        try:
-            rel = int(fields[3])
-        except ValueError:
-            raise TrecFormatError(f"{name}:{number}: the relevance must be an integer. Got {fields[3]!r} "
-                                  "instead.") from None
-        size = len(seen)
-        remember((fields[0], fields[2]))
-        if len(seen) == size:
-            raise TrecFormatError(f"{name}:{number}: duplicate judgement of document {fields[2]!r} for query "
-                                  f"{fields[0]!r}.")
-        qids.append(fields[0])
-        docnos.append(fields[2])
-        rels.append(rel)
+    info = {}
+    for number, lines, problem in _chunks(name, progress, info):
+        underscore = info["underscore"]
+        for line in lines:
+            number += 1
+            # the fields of the stripped line; no field, or a first one starting with "#": blank or comment
+            fields = line.split()
+            if not fields or fields[0][0] == 0x23:
+                continue
+            if len(fields) != 4:
+                raise TrecFormatError(f"{name}:{number}: a qrels line must have 4 columns (qid iter docno rel). "
+                                      f"Got {len(fields)} instead.")
+            try:
+                rel = int(fields[3])
+            except ValueError:
+                raise _bad_relevance(name, number, fields[3]) from None
+            if underscore and b"_" in fields[3]:  # int() reads "1_0" as 10
+                raise _bad_relevance(name, number, fields[3])
+            if not _INT64_MIN <= rel <= _INT64_MAX:
+                raise TrecFormatError(f"{name}:{number}: the relevance must be a 64-bit integer (between -2**63 "
+                                      f"and 2**63 - 1). Got {_text(fields[3])!r} instead.")
+            n_seen = len(seen)
+            remember((fields[0], fields[2]))
+            if len(seen) == n_seen:
+                raise TrecFormatError(f"{name}:{number}: duplicate judgement of document {_text(fields[2])!r} "
+                                      f"for query {_text(fields[0])!r}.")
+            qids.append(fields[0])
+            docnos.append(fields[2])
+            rels.append(rel)
+        _raise_problem(name, number, problem)
     if not qids:
         raise TrecFormatError(f"{name}: the qrels file holds no judgement. Got an empty file instead.")
-    return Qrels(np.array(qids), np.array(docnos), np.array(rels, dtype=np.int64))
+    del seen
+    return Qrels(_decoded(qids, info), _decoded(docnos, info), np.array(rels, dtype=np.int64))
+
+
+def _bad_score(name, number, field):
+    return TrecFormatError(f"{name}:{number}: the score must be a number (decimal digits with an optional sign, "
+                           f"point and exponent). Got {_text(field)!r} instead.")
 
 
 def _read_run_lines(name, progress):
@@ -118,30 +276,54 @@ def _read_run_lines(name, progress):
     remember = seen.add
     isfinite = math.isfinite
     run_name = None
-    for number, fields in _data_lines(name, progress):
-        if len(fields) < 6:
-            raise TrecFormatError(f"{name}:{number}: a run line must have at least 6 columns "
-                                  f"(qid iter docno rank score runid). Got {len(fields)} instead.")
-        try:
-            score = float(fields[4])
-        except ValueError:
-            raise TrecFormatError(f"{name}:{number}: the score must be a number. Got {fields[4]!r} "
-                                  "instead.") from None
-        if not isfinite(score):
-            raise TrecFormatError(f"{name}:{number}: the score must be finite. Got {fields[4]!r} instead.")
-        size = len(seen)
-        remember((fields[0], fields[2]))
-        if len(seen) == size:
-            raise TrecFormatError(f"{name}:{number}: duplicate document {fields[2]!r} for query {fields[0]!r} "
-                                  "in the run.")
-        qids.append(fields[0])
-        docnos.append(fields[2])
-        scores.append(score)
-        if run_name is None:
-            run_name = fields[5]
+    info = {}
+    for number, lines, problem in _chunks(name, progress, info):
+        underscore = info["underscore"]
+        for line in lines:
+            number += 1
+            fields = line.split()
+            if not fields or fields[0][0] == 0x23:
+                continue
+            if len(fields) < 6:
+                raise TrecFormatError(f"{name}:{number}: a run line must have at least 6 columns "
+                                      f"(qid iter docno rank score runid). Got {len(fields)} instead.")
+            try:
+                score = float(fields[4])
+            except ValueError:
+                raise _bad_score(name, number, fields[4]) from None
+            if underscore and b"_" in fields[4]:  # float() reads "1_5" as 15.0
+                raise _bad_score(name, number, fields[4])
+            if not isfinite(score):
+                raise TrecFormatError(f"{name}:{number}: the score must be finite. Got {_text(fields[4])!r} "
+                                      "instead.")
+            n_seen = len(seen)
+            remember((fields[0], fields[2]))
+            if len(seen) == n_seen:
+                raise TrecFormatError(f"{name}:{number}: duplicate document {_text(fields[2])!r} for query "
+                                      f"{_text(fields[0])!r} in the run.")
+            qids.append(fields[0])
+            docnos.append(fields[2])
+            scores.append(score)
+            if run_name is None:
+                run_name = fields[5].decode("utf-8")
+        _raise_problem(name, number, problem)
     if not qids:
         raise TrecFormatError(f"{name}: the run file holds no line. Got an empty file instead.")
-    return Run(np.array(qids), np.array(docnos), np.array(scores, dtype=np.float64), run_name)
+    del seen
+    return Run(_decoded(qids, info), _decoded(docnos, info), np.array(scores, dtype=np.float64), run_name)
+
+
+def _decoded(fields, info):
+    """Fields (UTF-8 bytes) as a str array, fixed-width or object (see _fits_fixed_width); ``fields`` is
+    emptied on the way."""
+    longest = max(map(len, fields))  # in bytes: at least the longest in characters
+    if info["ascii"] and _fits_fixed_width(len(fields), longest, info["bytes"]):
+        values = np.array(fields)
+        fields.clear()
+        return values.astype(f"U{values.itemsize}")
+    values = [field.decode("utf-8") for field in fields]
+    fields.clear()
+    return _string_array(values, info["bytes"])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -187,19 +369,22 @@ def _read_fast(name, kind, progress):
     if pandas is None:
         return None
     with open(name, "rb") as handle:
-        layout = _scan(handle, kind)
+        start = len(_UTF8_BOM) if handle.read(len(_UTF8_BOM)) == _UTF8_BOM else 0  # the text starts after a BOM
+        layout = _scan(handle, kind, start)
         if layout is None:
             return None
-        return _parse(pandas, handle, kind, layout, info.st_size, progress)
+        return _parse(pandas, handle, kind, layout, info.st_size, progress, start)
 
 
-def _scan(handle, kind):
-    """Check that the file is regular, and describe it: (n_cols, has_comments, longest sampled value per
-    column, first fields, most rows)."""
+def _scan(handle, kind, start=0):
+    """Check that the file (from byte ``start``) is regular, and describe it: (n_cols, has_comments, longest
+    sampled value per column, first fields, most rows)."""
     buffer = bytearray(_SCAN_BLOCK)  # one buffer for the whole file
     n_lines = n_hash = 0
     previous = 0x0A  # the byte before the block (a newline before the file: its first line starts there)
-    handle.seek(0)
+    pending = 0  # bytes of the line that the previous blocks end in
+    window = _MAX_LINE_BYTES // 2
+    handle.seek(start)
     while True:
         size = handle.readinto(buffer)
         if not size:
@@ -207,8 +392,24 @@ def _scan(handle, kind):
         chars = np.frombuffer(buffer, dtype=np.uint8, count=size)
         if chars.max() > 0x7E:
             return None  # not ASCII, or DEL
-        newlines = np.count_nonzero(chars == 0x0A)
+        is_newline = chars == 0x0A
+        newlines = np.count_nonzero(is_newline)
         n_lines += newlines
+        # No line longer than _MAX_LINE_BYTES (the line-by-line reader refuses it): a newline in every aligned
+        # window of half as many bytes bounds the lines inside the block; the ends are counted across blocks.
+        n_windows = size // window
+        if n_windows and not is_newline[:n_windows * window].reshape(n_windows, window).any(axis=1).all():
+            return None
+        del is_newline
+        first = buffer.find(b"\n", 0, size)
+        if first < 0:
+            pending += size
+        else:
+            if pending + first > _MAX_LINE_BYTES:
+                return None
+            pending = size - buffer.rfind(b"\n", 0, size) - 1
+        if pending > _MAX_LINE_BYTES:
+            return None
         controls = np.count_nonzero(chars < 0x20)
         if controls != newlines:
             if controls != newlines + np.count_nonzero(chars == 0x09) + np.count_nonzero(chars == 0x0D):
@@ -233,7 +434,7 @@ def _scan(handle, kind):
         previous = int(chars[-1])
         del chars
     # The first data line (column count, run name), and the widths of sampled lines at both ends
-    handle.seek(0)
+    handle.seek(start)
     first, widths = _sample(handle, None)
     if first is None:
         return None  # no data line: the line-by-line reader reports the empty file
@@ -266,19 +467,24 @@ def _sample(handle, n_cols):
     return first, widths
 
 
-def _parse(pandas, handle, kind, layout, size, progress):
+def _parse(pandas, handle, kind, layout, size, progress, start=0):
     n_cols, has_comments, sampled, first, most_rows = layout
     # Strings are read as fixed-width bytes of half as much again as the longest sampled value; a value
     # that may not fit has the file read once more with the longest line's width.
     widths = {j: sampled[j] + sampled[j] // 2 + 4 for j in ((0, 2, 3) if kind == "qrels" else (0, 2))}
-    parsed = _parse_chunks(pandas, handle, kind, n_cols, has_comments, widths, sampled, most_rows, size, progress)
+    if not all(_fits_fixed_width(most_rows, max(1, sampled[j]), size) for j in (0, 2)):
+        return None  # a few very long values: object arrays, from the line-by-line reader
+    if max(widths.values()) * most_rows > max(8 * size, 1 << 26):
+        return None
+    parsed = _parse_chunks(pandas, handle, kind, n_cols, has_comments, widths, sampled, most_rows, size, progress,
+                           start)
     if parsed == "longer":
         longest = _longest_line(handle) + 1
         if longest * most_rows > max(8 * size, 1 << 26):
             return None  # a few very long lines: the line-by-line reader
         widths = {j: longest for j in widths}
         parsed = _parse_chunks(pandas, handle, kind, n_cols, has_comments, widths, sampled, most_rows, size,
-                               progress)
+                               progress, start)
     if parsed is None or parsed == "longer":
         return None
     qid, docno, values, keys = parsed
@@ -289,9 +495,11 @@ def _parse(pandas, handle, kind, layout, size, progress):
     return Run(qid, docno, values, first[5].decode("ascii"))
 
 
-def _parse_chunks(pandas, handle, kind, n_cols, has_comments, widths, sampled, most_rows, size, progress):
-    """Parse the file by chunks of rows: (qid, docno, relevance or score, (qid, docno) hash keys); "longer"
-    when a string may not fit its width; None when the file is not regular."""
+def _parse_chunks(pandas, handle, kind, n_cols, has_comments, widths, sampled, most_rows, size, progress,
+                  start=0):
+    """Parse the file from byte ``start`` by chunks of rows: (qid, docno, relevance or score, (qid, docno)
+    hash keys); "longer" when a string may not fit its width; None when the file is not regular, or when a
+    string column would be stored as objects (see _fits_fixed_width)."""
     dtypes = {j: "S1" for j in range(n_cols)}  # "S1": present or not is all that matters
     dtypes.update({j: f"S{w}" for j, w in widths.items()})
     if kind == "run":
@@ -306,7 +514,7 @@ def _parse_chunks(pandas, handle, kind, n_cols, has_comments, widths, sampled, m
     text = {j: np.empty((most_rows, max(1, sampled[j])), dtype=np.uint32) for j in (0, 2)}
     offsets = (1, 1 + widths[0])  # hash constants of the qid characters, then of the docno characters
     n = 0
-    handle.seek(0)
+    handle.seek(start)
     chunks = _pandas_call(lambda: pandas.read_csv(handle, **options))
     if chunks is None:
         return None
@@ -336,7 +544,9 @@ def _parse_chunks(pandas, handle, kind, n_cols, has_comments, widths, sampled, m
                 values[n:n + m] = columns[4]
             keys[n:n + m] = _row_keys(None, (columns[0], columns[2]), offsets)
             for j in (0, 2):
-                text[j] = _store_ascii(text[j], n, columns[j])
+                text[j] = _store_ascii(text[j], n, columns[j], size)
+                if text[j] is None:
+                    return None
             n += m
             del columns
             if progress is not None:
@@ -391,13 +601,16 @@ def _next_columns(pandas, chunks, kind, dtypes, n_cols):
     return columns
 
 
-def _store_ascii(out, start, column):
+def _store_ascii(out, start, column, size):
     """Copy a chunk of fixed-width ASCII bytes into the code points ``out[start:]``, widening ``out`` (a new
-    array) first if the chunk holds a longer value than it fits."""
+    array) first if the chunk holds a longer value than it fits; None when the column, as wide as that, would
+    be stored as objects (a file of ``size`` bytes: see _fits_fixed_width)."""
     m = column.shape[0]
     chars = column.view(np.uint8).reshape(m, column.itemsize)
     longest = _longest(column)
     if longest > out.shape[1]:
+        if not _fits_fixed_width(out.shape[0], longest, size):
+            return None
         wider = np.zeros((out.shape[0], longest), dtype=np.uint32)
         wider[:start, :out.shape[1]] = out[:start]
         out = wider
@@ -527,24 +740,34 @@ def _has_duplicate_keys(keys, qid, docno):
 def read_qrels(path, *, progress=None):
     """Read a TREC qrels file (``qid iter docno rel``).
 
+    The file is UTF-8 text (a byte-order mark is skipped), its columns
+    separated by ASCII whitespace, as trec_eval reads them. The relevance is
+    an integer written as ASCII digits after an optional sign, within the
+    64-bit range: trec_eval's ``atol`` would read ``1.9`` or ``1_0`` as 1 and
+    ``x`` as 0, this reader refuses them (see the module docstring).
+
     Parameters
     ----------
     path : str or path-like
         The file.
     progress : callable, default=None
-        Called now and then as ``progress(characters_read, file_size)``.
+        Called now and then as ``progress(bytes_read, file_size)``.
 
     Returns
     -------
     qrels : Qrels
-        Query ids and document numbers as strings, relevance as integers
-        (negative levels, "judged non-relevant", are kept as read).
+        Query ids and document numbers as strings (fixed-width ``str``
+        arrays, or ``object`` arrays of ``str`` when a few values are far
+        longer than the others: see the module docstring), relevance as
+        int64 (negative levels, "judged non-relevant", are kept as read).
 
     Raises
     ------
     TrecFormatError
-        (a ``ValueError``) naming the file and line of a malformed line, a
-        duplicate judgement, or an empty file.
+        (a ``ValueError``) naming the file and line of a malformed line (a
+        column missing or extra, a relevance that is no integer or does not
+        fit 64 bits), a duplicate judgement, bytes that are not UTF-8, a NUL
+        byte or a line longer than 1 MiB (binary data), or an empty file.
 
     Examples
     --------
@@ -567,25 +790,36 @@ def read_run(path, *, progress=None):
     """Read a TREC run file (``qid iter docno rank score runid``).
 
     The rank column is ignored (as trec_eval does): documents are ranked by
-    score. Extra trailing columns are tolerated.
+    score. Extra trailing columns are tolerated. The file is UTF-8 text (a
+    byte-order mark is skipped), its columns separated by ASCII whitespace, as
+    trec_eval reads them. The score is a finite decimal number (optional
+    sign, digits with an optional point, optional exponent) that trec_eval's
+    ``atof`` reads whole: ``inf``, ``nan``, hexadecimal numbers, ``1_5`` and
+    non-ASCII digits are refused rather than reinterpreted (see the module
+    docstring).
 
     Parameters
     ----------
     path : str or path-like
         The file.
     progress : callable, default=None
-        Called now and then as ``progress(characters_read, file_size)``.
+        Called now and then as ``progress(bytes_read, file_size)``.
 
     Returns
     -------
     run : Run
+        Query ids and document numbers as strings (fixed-width ``str``
+        arrays, or ``object`` arrays of ``str`` when a few values are far
+        longer than the others: see the module docstring), scores as
+        float64, and the run id of the first line as ``name``.
 
     Raises
     ------
     TrecFormatError
-        (a ``ValueError``) naming the file and line of a malformed line, a
-        non-numeric or non-finite score, a duplicate (qid, docno), or an empty
-        file.
+        (a ``ValueError``) naming the file and line of a malformed line (fewer
+        than 6 columns, a score that is no finite number), a duplicate (qid,
+        docno), bytes that are not UTF-8, a NUL byte or a line longer than
+        1 MiB (binary data), or an empty file.
 
     Examples
     --------
@@ -605,35 +839,144 @@ def read_run(path, *, progress=None):
 
 
 def write_qrels(qrels, path):
-    """Write a :class:`Qrels` as a TREC qrels file.
+    """Write a :class:`Qrels` as a TREC qrels file (``qid 0 docno rel``).
+
+    Everything is checked before the file is opened: nothing is written that
+    would not read back as itself.
 
     Parameters
     ----------
     qrels : Qrels
+        Query ids and docnos: text (``str``, UTF-8 ``bytes``, or numbers,
+        written with ``str``) that is not empty and holds no whitespace or NUL
+        character; a query id must not start with ``#`` (the line would be a
+        comment). Relevance: integers, or floats with integral values, within
+        the 64-bit integer range.
     path : str or path-like
+        The file to write.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the row and the value that would not read back: a
+        query id or docno with whitespace, or empty; a relevance that is not an
+        integer, such as ``1.9``; columns of different lengths.
     """
+    n = _common_length(qrels, ("qid", "docno", "relevance"), "qrels")
+    rels = _relevance_values(qrels.relevance)
+    qids = _field_texts(qrels.qid, "qrels.qid", query=True)
+    docnos = _field_texts(qrels.docno, "qrels.docno")
     with open(os.fspath(path), "w", encoding="utf-8") as handle:
-        for q, d, r in zip(qrels.qid, qrels.docno, qrels.relevance):
-            handle.write(f"{q} 0 {d} {int(r)}\n")
+        for i in range(n):
+            handle.write(f"{qids[i]} 0 {docnos[i]} {rels[i]}\n")
 
 
 def write_run(run, path):
     """Write a :class:`Run` as a TREC run file, ranked by decreasing score within each query.
 
+    Everything is checked before the file is opened: nothing is written that
+    would not read back as itself.
+
     Parameters
     ----------
     run : Run
+        Query ids, docnos and the run's name: text (``str``, UTF-8 ``bytes``,
+        or numbers, written with ``str``) that is not empty and holds no
+        whitespace or NUL character; a query id must not start with ``#``.
+        Scores: numbers.
     path : str or path-like
+        The file to write.
+
+    Raises
+    ------
+    ValueError
+        Naming the field, the row and the value that would not read back: a
+        query id, docno or name with whitespace, or empty; columns of
+        different lengths.
     """
+    _common_length(run, ("qid", "docno", "score"), "run")
+    name = _field_texts([run.name], "run.name")[0]
+    score = np.asarray(run.score)
+    if score.dtype.kind not in "biuf":
+        raise TypeError(f"`run.score` must hold numbers. Got an array of dtype {score.dtype} instead.")
     order = _trec_order(run)
-    q, d, s = run.qid[order], run.docno[order], run.score[order]
+    q, d, s = np.asarray(run.qid)[order], np.asarray(run.docno)[order], score[order]
+    qids = _field_texts(q, "run.qid", query=True, rows=order)
+    docnos = _field_texts(d, "run.docno", rows=order)
     new = np.r_[True, q[1:] != q[:-1]] if len(q) else np.zeros(0, dtype=bool)
     starts = np.flatnonzero(new)
     rank = np.arange(len(q)) - starts[np.cumsum(new) - 1] + 1
     with open(os.fspath(path), "w", encoding="utf-8") as handle:
-        for qi, di, ri, si in zip(q, d, rank, s):
+        for qi, di, ri, si in zip(qids, docnos, rank.tolist(), s.tolist()):
             # repr of a Python float: the shortest text that reads back to the same double
-            handle.write(f"{qi} Q0 {di} {ri} {float(si)!r} {run.name}\n")
+            handle.write(f"{qi} Q0 {di} {ri} {float(si)!r} {name}\n")
+
+
+# what ends a field, or a line, when a TREC file is read (and NUL and lone surrogates: no UTF-8 text)
+_NOT_IN_FIELD = re.compile("[ \t\n\r\x0b\x0c\x00\ud800-\udfff]")
+
+
+def _common_length(record, names, what):
+    lengths = {name: len(getattr(record, name)) for name in names}
+    if len(set(lengths.values())) > 1:
+        got = ", ".join(f"{what}.{name} of {n}" for name, n in lengths.items())
+        raise ValueError(f"The columns of `{what}` must have the same length. Got {got} instead.")
+    return lengths[names[0]]
+
+
+def _field_texts(values, what, *, query=False, rows=None):
+    """The values of a query id, docno or name column as the text written to a TREC file; ValueError naming
+    the first one that would not read back as itself (``rows``: the original row of each value)."""
+    texts = []
+    for i, value in enumerate(np.asarray(values, dtype=object).ravel().tolist()):
+        if isinstance(value, bytes):
+            try:
+                value = value.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"`{what}` must be text: bytes must be UTF-8. Got {value!r} at row "
+                                 f"{_row(i, rows)} instead.") from None
+        texts.append(value if isinstance(value, str) else str(value))
+    if not all(texts) or _NOT_IN_FIELD.search("".join(texts)) or (query and "\n#" in "\n" + "\n".join(texts)):
+        for i, text in enumerate(texts):
+            rule = None
+            if not text:
+                rule = "must not be empty (an empty field vanishes from a TREC line)"
+            elif re.search("[ \t\n\r\x0b\x0c]", text):
+                rule = ("must not contain whitespace (it separates the columns of a TREC file: the value would "
+                        "read back as other columns)")
+            elif _NOT_IN_FIELD.search(text):
+                rule = "must be UTF-8 text without NUL characters"
+            elif query and text.startswith("#"):
+                rule = "must not start with '#' (the line would read back as a comment)"
+            if rule is not None:
+                raise ValueError(f"`{what}` {rule}. Got {text!r} at row {_row(i, rows)} instead.")
+    return texts
+
+
+def _row(i, rows):
+    return i if rows is None else int(rows[i])
+
+
+def _relevance_values(relevance):
+    """Relevance levels as Python ints; ValueError naming the first one that is no 64-bit integer."""
+    rel = np.asarray(relevance)
+    if rel.dtype.kind == "O":
+        rel = np.array(rel.tolist())
+    if rel.dtype.kind not in "biuf":
+        raise TypeError(f"`qrels.relevance` must hold integers. Got an array of dtype {rel.dtype} instead.")
+    if rel.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            good = np.isfinite(rel) & (rel == np.trunc(rel)) & (rel >= -2.0 ** 63) & (rel < 2.0 ** 63)
+    elif rel.dtype.kind == "u":
+        good = rel <= _INT64_MAX
+    else:
+        good = np.ones(rel.shape, dtype=bool)
+    if not good.all():
+        row = int(np.argmin(good))
+        raise ValueError(f"`qrels.relevance` must hold integers within the 64-bit range (a qrels file holds "
+                         f"integer levels: nothing is rounded or truncated). Got {rel[row].item()!r} at row {row} "
+                         "instead.")
+    return rel.astype(np.int64).tolist()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -789,6 +1132,13 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
         out run queries absent from the qrels); a judged query without any
         relevant document scores 0 and counts in the mean, as in trec_eval.
 
+    Raises
+    ------
+    ValueError
+        When the run and the qrels have no query in common (the message gives
+        both query counts); :class:`TrecFormatError` (a ``ValueError``) for a
+        malformed file given by its path.
+
     Examples
     --------
     >>> import numpy as np
@@ -809,25 +1159,34 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     level = _check_options(engine_ties, "skip", gain, "first", relevance_level)
     resolved = _resolve_metrics(metrics, "first")
 
+    # Strings held as objects (a few very long ones): integer codes in the same order stand in for them.
+    judgements, ranking, uniques = qrels, run, None
+    coded = _coded(qrels, run)
+    if coded is not None:
+        judgements, ranking, uniques = coded
+    del coded
     # Keep only run queries that have judgements (trec_eval evaluates queries in both files).
-    judged_rel = np.maximum(qrels.relevance, 0).astype(np.float64)
-    rows = _judged_rows(qrels, judged_rel, run, trec_ties)
-    uniques = None
+    judged_rel = np.maximum(judgements.relevance, 0).astype(np.float64)
+    rows = _judged_rows(judgements, judged_rel, ranking, trec_ties)
     if rows is not None:
         # Query codes stand in for the query ids (same order, same groups); the report gets the ids back.
         order, y_true, uniques, codes, qrels_codes = rows
         del rows
-        r_qid, r_score = codes[order], run.score[order]
+        if not order.size:
+            raise _no_common_query(qrels, run)
+        r_qid, r_score = codes[order], ranking.score[order]
         del codes
         judged = (qrels_codes, judged_rel)
     else:
-        in_qrels = np.isin(run.qid, qrels.qid)
-        order = _trec_order(run) if trec_ties else np.argsort(run.qid, kind="stable")
+        in_qrels = np.isin(ranking.qid, judgements.qid)
+        order = _trec_order(ranking) if trec_ties else np.argsort(ranking.qid, kind="stable")
         order = order[in_qrels[order]]
-        r_qid, r_doc, r_score = run.qid[order], run.docno[order], run.score[order]
-        y_true = _lookup_relevance(qrels, judged_rel, r_qid, r_doc)
-        judged = (qrels.qid, judged_rel)
-    del order
+        if not order.size:
+            raise _no_common_query(qrels, run)
+        r_qid, r_doc, r_score = ranking.qid[order], ranking.docno[order], ranking.score[order]
+        y_true = _lookup_relevance(judgements, judged_rel, r_qid, r_doc)
+        judged = (judgements.qid, judged_rel)
+    del order, judgements, ranking
     data, structure = _structure(y_true, r_score, r_qid, None, None, None, judged, level, gain,
                                  stable=engine_ties == "ordinal")
     # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
@@ -841,6 +1200,38 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     if missing == "zero":
         report = _add_missing_queries(report, qrels, set(run_queries.tolist()), resolved)
     return report
+
+
+def _coded(qrels, run):
+    """When a query id or docno column is an object array of str: (qrels, run with integer codes in the
+    order of the strings, so that trec_eval's docno order is kept, the sorted query ids the codes stand
+    for); else None."""
+    columns = (run.qid, run.docno, qrels.qid, qrels.docno)
+    if not (all(isinstance(c, np.ndarray) and c.ndim == 1 and c.dtype.kind in "UO" for c in columns)
+            and any(c.dtype.kind == "O" for c in columns)):
+        return None
+    n = run.qid.shape[0]
+    try:
+        qid_names, qid_codes = np.unique(np.concatenate([run.qid.astype(object), qrels.qid.astype(object)]),
+                                         return_inverse=True)
+        _, docno_codes = np.unique(np.concatenate([run.docno.astype(object), qrels.docno.astype(object)]),
+                                   return_inverse=True)
+    except TypeError:  # values that do not compare with each other: the generic code decides
+        return None
+    qid_codes, docno_codes = qid_codes.reshape(-1), docno_codes.reshape(-1)
+    return (Qrels(qid_codes[n:], docno_codes[n:], qrels.relevance),
+            Run(qid_codes[:n], docno_codes[:n], run.score, run.name), qid_names)
+
+
+def _no_common_query(qrels, run):
+    def queries(qid):
+        names = np.unique(np.asarray(qid))
+        shown = ", ".join(repr(str(name)) for name in names[:3].tolist()) + (", ..." if names.size > 3 else "")
+        return f"{names.size} {'query' if names.size == 1 else 'queries'}" + (f" ({shown})" if names.size else "")
+
+    return ValueError("The run and the qrels must have a query in common (trec_eval evaluates the queries of the "
+                      f"run that have judgements): nothing to evaluate. Got a run of {queries(run.qid)} and qrels "
+                      f"of {queries(qrels.qid)} instead.")
 
 
 def _judged_rows(qrels, judged_rel, run, trec_ties):
@@ -898,6 +1289,18 @@ def _relevance_rows(qrels, judged_rel, qrels_codes, codes, docno):
 
 
 def _lookup_relevance(qrels, judged_rel, qid, docno):
+    columns = (qrels.qid, qrels.docno, qid, docno)
+    if all(c.dtype.kind in "iu" and (not c.size or c.min() >= 0) for c in columns) and qrels.qid.size:
+        # integer codes: one int64 key per (qid, docno) pair
+        width = max(int(qrels.docno.max()), int(docno.max(initial=0))) + 1
+        if (max(int(qrels.qid.max()), int(qid.max(initial=0))) + 1) * width < 1 << 63:
+            keys = qrels.qid.astype(np.int64) * width + qrels.docno
+            wanted = qid.astype(np.int64) * width + docno
+            order = np.argsort(keys)
+            sorted_keys = keys[order]
+            pos = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+            found = sorted_keys[pos] == wanted
+            return np.where(found, judged_rel[order][pos], 0.0)
     sep = "\x1f"
     keys = np.char.add(np.char.add(qrels.qid.astype(str), sep), qrels.docno.astype(str))
     order = np.argsort(keys)
