@@ -53,7 +53,6 @@ import numpy as np
 from .metrics import _check_options, _evaluate_structure, _resolve_metrics, _structure
 from ._inputs import check_option
 from ._ranks import _small_codes
-from ._report import RankingReport, weighted_mean
 
 __all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_qrels", "write_run", "evaluate_trec"]
 
@@ -1168,6 +1167,7 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     # Keep only run queries that have judgements (trec_eval evaluates queries in both files).
     judged_rel = np.maximum(judgements.relevance, 0).astype(np.float64)
     rows = _judged_rows(judgements, judged_rel, ranking, trec_ties)
+    run_uniques = None
     if rows is not None:
         # Query codes stand in for the query ids (same order, same groups); the report gets the ids back.
         order, y_true, uniques, codes, qrels_codes = rows
@@ -1176,6 +1176,15 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
             raise _no_common_query(qrels, run)
         r_qid, r_score = codes[order], ranking.score[order]
         del codes
+        # Judged queries absent from the run get codes of their own after the run's, so that the engine
+        # counts each of them (``missing``).
+        absent = qrels_codes < 0
+        run_uniques = uniques
+        if absent.any():
+            absent_names, absent_codes = np.unique(judgements.qid[absent], return_inverse=True)
+            qrels_codes = qrels_codes.copy()
+            qrels_codes[absent] = uniques.size + absent_codes.reshape(-1)
+            uniques = np.concatenate([uniques, absent_names])
         judged = (qrels_codes, judged_rel)
     else:
         in_qrels = np.isin(ranking.qid, judgements.qid)
@@ -1190,15 +1199,19 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     data, structure = _structure(y_true, r_score, r_qid, None, None, None, judged, level, gain,
                                  stable=engine_ties == "ordinal")
     # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
-    params = dict(ties=ties, targets="first", gain=gain, relevance_level=level, no_relevant="zero")
+    params = dict(ties=ties, targets="first", gain=gain, relevance_level=level, no_relevant="zero", missing=missing)
     report = _evaluate_structure(structure, data, resolved, ties=engine_ties, no_relevant="zero",
-                                 targets="first", params=params)
-    run_queries = data.qid
+                                 targets="first", params=params, missing=missing)
     if uniques is not None:
-        run_queries = uniques[run_queries]
-        report.per_query["qid"] = uniques[report.per_query["qid"]]
-    if missing == "zero":
-        report = _add_missing_queries(report, qrels, set(run_queries.tolist()), resolved)
+        codes = report.per_query["qid"]
+        # the run's ids keep their own dtype unless judged queries absent from the run were added
+        if run_uniques is not None and not (codes >= run_uniques.size).any():
+            uniques = run_uniques
+        names = uniques[codes]
+        # codes of judged queries absent from the run follow the run's: list the queries by id again
+        by_name = np.argsort(names, kind="stable")
+        report.per_query = {key: values[by_name] for key, values in report.per_query.items()}
+        report.per_query["qid"] = names[by_name]
     return report
 
 
@@ -1309,25 +1322,3 @@ def _lookup_relevance(qrels, judged_rel, qid, docno):
     pos = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
     found = sorted_keys[pos] == wanted
     return np.where(found, judged_rel[order][pos], 0.0)
-
-
-def _add_missing_queries(report, qrels, run_queries, resolved):
-    """trec_eval -c: judged queries without any retrieved document count as 0.
-
-    Rank statistics have no rank for such a query: NaN per query, summary unchanged.
-    """
-    judged_queries = np.unique(qrels.qid)
-    missing = np.array([q for q in judged_queries if q not in run_queries], dtype=judged_queries.dtype)
-    if missing.size == 0:
-        return report
-    per_query = {"qid": np.concatenate([report.per_query["qid"], missing])}
-    order = np.argsort(per_query["qid"], kind="stable")
-    per_query["qid"] = per_query["qid"][order]
-    summary = {}
-    for name, _, family in resolved:
-        fill = 0.0 if family == "list" else np.nan
-        full = np.concatenate([report.per_query[name], np.full(missing.size, fill)])[order]
-        per_query[name] = full
-        summary[name] = weighted_mean(full, np.ones(full.size)) if family == "list" else report.summary[name]
-    return RankingReport(summary, per_query, report.n_queries + missing.size, report.n_skipped,
-                         dict(report.params, missing="zero"))

@@ -488,3 +488,46 @@ def test_object_ids_evaluate_as_fixed_width_ones(ties, missing):
             assert report.per_query["qid"].tolist() == queries
             np.testing.assert_allclose(report.per_query["mrr"], [oracle[q][0] for q in queries], rtol=1e-14)
             np.testing.assert_allclose(report.per_query["map"], [oracle[q][1] for q in queries], rtol=1e-14)
+
+
+# --- judged queries absent from the run (issue 11, item 12) ----------------------------------------------
+def _missing_query_files(tmp_path):
+    rng = np.random.default_rng(7)
+    qrels_lines, run_lines = [], []
+    for q in range(6):
+        for d in range(8):
+            qrels_lines.append(f"q{q} 0 d{d} {int(rng.integers(0, 3))}")
+    for q in (0, 2, 4):  # q1, q3 and q5 are judged but never retrieved
+        for d in rng.permutation(8)[:5]:
+            run_lines.append(f"q{q} Q0 d{d} 0 {rng.random():.6f} sys")
+    (tmp_path / "qrels").write_text("\n".join(qrels_lines) + "\n")
+    (tmp_path / "run").write_text("\n".join(run_lines) + "\n")
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+@pytest.mark.parametrize("fast", [False, True])
+def test_judged_queries_absent_from_the_run_are_counted_and_can_score_zero(tmp_path, monkeypatch, fast):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels_path, run_path = _missing_query_files(tmp_path)
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    if not fast:  # object columns take the generic join instead of the hash join
+        run = Run(run.qid.astype(object), run.docno.astype(object), run.score, run.name)
+    skipped = evaluate_trec(qrels, run, metrics=["map", "recip_rank"])
+    zero = evaluate_trec(qrels, run, metrics=["map", "recip_rank"], missing="zero")
+    assert skipped.n_missing == zero.n_missing == 3
+    # trec_eval's values for the retrieved queries, from pytrec_eval (trec_eval's own C code)
+    as_dict = lambda ids, docs, values: {q: {d: v for qq, d, v in zip(ids, docs, values) if qq == q}
+                                         for q in set(ids.tolist())}
+    reference = pytrec_eval.RelevanceEvaluator(
+        as_dict(qrels.qid, qrels.docno, qrels.relevance.tolist()), {"map", "recip_rank"}).evaluate(
+        as_dict(np.asarray(run.qid, dtype=str), np.asarray(run.docno, dtype=str), run.score.tolist()))
+    retrieved = sorted(reference)
+    assert list(skipped.per_query["qid"]) == retrieved
+    for name in ("map", "recip_rank"):
+        values = [reference[q][name] for q in retrieved]
+        assert skipped.summary[name] == pytest.approx(np.mean(values), rel=1e-12)
+        # -c: every judged query counts, the absent ones as 0
+        assert zero.summary[name] == pytest.approx(sum(values) / 6, rel=1e-12)
+    assert list(zero.per_query["qid"]) == [f"q{q}" for q in range(6)]
+    assert zero.per_query["map"][[1, 3, 5]].tolist() == [0.0, 0.0, 0.0]
+    assert zero.n_queries == 6
