@@ -50,7 +50,7 @@ import stat
 
 import numpy as np
 
-from .metrics import _check_options, _evaluate_structure, _resolve_metrics, _structure
+from . import _engine
 from ._inputs import check_option
 from ._ranks import _small_codes
 
@@ -1155,8 +1155,9 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     check_option(missing, "missing", ("skip", "zero"))
     trec_ties = ties == "trec"
     engine_ties = "ordinal" if trec_ties else ties
-    level = _check_options(engine_ties, "skip", gain, "first", relevance_level)
-    resolved = _resolve_metrics(metrics, "first")
+    # options and metric names are checked before the files are joined
+    _engine.check_options(engine_ties, "skip", gain, "first", relevance_level)
+    _engine.resolve_metrics(metrics, "first")
 
     # Strings held as objects (a few very long ones): integer codes in the same order stand in for them.
     judgements, ranking, uniques = qrels, run, None
@@ -1196,12 +1197,10 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
         y_true = _lookup_relevance(judgements, judged_rel, r_qid, r_doc)
         judged = (judgements.qid, judged_rel)
     del order, judgements, ranking
-    data, structure = _structure(y_true, r_score, r_qid, None, None, None, judged, level, gain,
-                                 stable=engine_ties == "ordinal")
     # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
-    params = dict(ties=ties, targets="first", gain=gain, relevance_level=level, no_relevant="zero", missing=missing)
-    report = _evaluate_structure(structure, data, resolved, ties=engine_ties, no_relevant="zero",
-                                 targets="first", params=params, missing=missing)
+    report = _engine.evaluate(y_true, r_score, metrics=metrics, qid=r_qid, ties=engine_ties,
+                              relevance_level=relevance_level, gain=gain, no_relevant="zero", judged=judged,
+                              missing=missing, report_params=dict(ties=ties))
     if uniques is not None:
         codes = report.per_query["qid"]
         # the run's ids keep their own dtype unless judged queries absent from the run were added
