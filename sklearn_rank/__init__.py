@@ -7,7 +7,7 @@ layouts, with explicit tie policies and the filtered protocol.
 
 import importlib
 
-from ._kernels import UndefinedMetricWarning
+from .exceptions import UndefinedMetricWarning
 from ._ranks import Ranks
 from ._registry import MetricSpec, get_metric, metric_names
 from ._report import RankingReport

@@ -16,10 +16,11 @@ import numpy as np
 
 from ._inputs import (GAINS, MISSING, NO_RELEVANT, TARGETS, TIE_POLICIES, GroupedData, RelevanceMatrix,
                       check_exponential_gain, check_option, check_relevance_level, prepare, weights_per_row)
-from ._kernels import ListKernels, RankDistribution, RankStats, UndefinedMetricWarning
+from ._kernels import ListKernels, RankDistribution, RankStats
 from ._ranks import GroupedStructure, LabelIndexStructure, Ranks
 from ._registry import DUAL_FAMILY, get_metric
 from ._report import RankingReport, weighted_mean
+from .exceptions import UndefinedMetricWarning
 
 
 def evaluate(y_true, y_score, *, metrics, qid=None, ties="expected", exclude=None, labels=None,

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 from scipy.special import ndtri
 
+from .exceptions import UndefinedMetricWarning
 from ._ranks import (exclusive_segment_sum, expect_hits, expect_rank, expect_reciprocal, harmonic,
                      log_expect_power, variance_rank)
 
@@ -398,10 +399,6 @@ class RankStats:
             causes.append(f"k={k} is at least the number of candidates of every target (at most {most} "
                           "possible ranks)")
         return " and where ".join(causes)
-
-
-class UndefinedMetricWarning(UserWarning):
-    """A metric is undefined for some queries (reported as NaN there)."""
 
 
 def _first_true_per_segment(mask, seg, n):

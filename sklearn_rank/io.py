@@ -51,6 +51,7 @@ import stat
 import numpy as np
 
 from . import _engine
+from .exceptions import TrecFormatError
 from ._inputs import check_option
 from ._ranks import _small_codes
 
@@ -89,10 +90,6 @@ class Run:
 
     def __len__(self):
         return len(self.qid)
-
-
-class TrecFormatError(ValueError):
-    """A malformed line in a TREC file (the message names the file and line)."""
 
 
 # ------------------------------------------------------------------------------------------------

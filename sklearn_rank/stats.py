@@ -49,6 +49,8 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats as _scipy_stats
 
+from .exceptions import DegenerateDataWarning, UnpairedQueriesWarning
+
 __all__ = [
     "ComparisonResult",
     "ComparisonRow",
@@ -75,24 +77,6 @@ ConfidenceInterval.__doc__ = """Confidence interval ``(low, high)`` for the diff
 
 One-sided alternatives give one infinite bound, as in :mod:`scipy.stats`.
 """
-
-
-class DegenerateDataWarning(UserWarning):
-    """The data leave a test or an interval nothing to work with.
-
-    Raised, for example, when every paired difference is zero, when both
-    samples hold one repeated value, or when a sample is too small for a
-    distribution-free interval at the requested confidence level. The
-    function still returns a defined answer, documented where it is computed.
-    """
-
-
-class UnpairedQueriesWarning(UserWarning):
-    """Two reports share only some query ids: the paired test leaves the others out.
-
-    The warning names the query ids found in only one report; the result
-    counts them in ``n_unpaired_a`` and ``n_unpaired_b``.
-    """
 
 
 # --------------------------------------------------------------------------

@@ -706,6 +706,7 @@ def test_metric_reference_tables_match_the_registry():
 
 def test_api_reference_documents_every_public_name():
     import sklearn_rank.datasets
+    import sklearn_rank.exceptions
     import sklearn_rank.io
     import sklearn_rank.model_selection
     import sklearn_rank.stats
@@ -721,7 +722,8 @@ def test_api_reference_documents_every_public_name():
             if entry:
                 documented.add(f"{module}.{entry.group(1)}")
     public = {f"sklearn_rank.{name}" for name in skr.__all__ if name != "__version__"}
-    for module in (sklearn_rank.stats, sklearn_rank.io, sklearn_rank.model_selection, sklearn_rank.datasets):
+    for module in (sklearn_rank.stats, sklearn_rank.io, sklearn_rank.model_selection, sklearn_rank.datasets,
+                   sklearn_rank.exceptions):
         public |= {f"{module.__name__}.{name}" for name in module.__all__}
     assert public <= documented, sorted(public - documented)
     for qualified in documented:  # and nothing documented that does not exist

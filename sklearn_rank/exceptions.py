@@ -1,0 +1,38 @@
+"""The warnings and errors of sklearn-rank.
+
+Every class here is also importable from where it is used (``sklearn_rank.UndefinedMetricWarning``,
+``sklearn_rank.io.TrecFormatError``, ``sklearn_rank.stats.DegenerateDataWarning``, ...).
+
+``UndefinedMetricWarning`` is a ``UserWarning`` and not a subclass of scikit-learn's warning of the
+same name: deriving from it would import scikit-learn (about a second) with ``import sklearn_rank``,
+which the metric functions and the command line do not need. Filter it by this class, or by
+``UserWarning``.
+"""
+
+__all__ = ["UndefinedMetricWarning", "TrecFormatError", "DegenerateDataWarning", "UnpairedQueriesWarning"]
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is undefined for some queries (reported as NaN there)."""
+
+
+class TrecFormatError(ValueError):
+    """A malformed line in a TREC file (the message names the file and line)."""
+
+
+class DegenerateDataWarning(UserWarning):
+    """The data leave a test or an interval nothing to work with.
+
+    Raised, for example, when every paired difference is zero, when both
+    samples hold one repeated value, or when a sample is too small for a
+    distribution-free interval at the requested confidence level. The
+    function still returns a defined answer, documented where it is computed.
+    """
+
+
+class UnpairedQueriesWarning(UserWarning):
+    """Two reports share only some query ids: the paired test leaves the others out.
+
+    The warning names the query ids found in only one report; the result
+    counts them in ``n_unpaired_a`` and ``n_unpaired_b``.
+    """
