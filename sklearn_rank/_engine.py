@@ -46,7 +46,8 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties="expected", exclude=Non
                                params=params, missing=missing)
 
 
-def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None, targets="first"):
+def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
+                  targets="first"):
     """The Ranks of the targets (see ``sklearn_rank.compute_ranks``)."""
     level = check_relevance_level(relevance_level)
     check_option(targets, "targets", TARGETS)

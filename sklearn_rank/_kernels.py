@@ -80,33 +80,33 @@ class ListKernels:
     """Per-query list metrics from the blocks of one tie policy."""
 
     def __init__(self, binary, gain_blocks, stats, n_queries):
-        self.b = binary
-        self.g = gain_blocks
+        self.binary = binary
+        self.gain_blocks = gain_blocks
         self.stats = stats
-        self.n = n_queries
-        self._c = None
+        self.n_queries = n_queries
+        self._relevant_before = None
         self._first = None
 
     @property
     def relevant_before(self):
-        if self._c is None:
-            self._c = exclusive_segment_sum(self.b.n_rel, self.b.query)
-        return self._c
+        if self._relevant_before is None:
+            self._relevant_before = exclusive_segment_sum(self.binary.n_rel, self.binary.query)
+        return self._relevant_before
 
     @property
     def first(self):
         if self._first is None:
             # index of the first block holding a relevant item, per query (-1 where none)
-            self._first = _first_true_per_segment(self.b.n_rel > 0, self.b.query, self.n)
+            self._first = _first_true_per_segment(self.binary.n_rel > 0, self.binary.query, self.n_queries)
         return self._first
 
     def _k(self, k):
-        return np.full(self.n, np.inf if k is None else float(k))
+        return np.full(self.n_queries, np.inf if k is None else float(k))
 
     def hits_count(self, k_of_query):
-        b = self.b
+        b = self.binary
         t = _in_top(b, k_of_query)
-        return _segment_sum(b.query, b.n_rel * t / b.size, self.n)
+        return _segment_sum(b.query, b.n_rel * t / b.size, self.n_queries)
 
     def compute(self, base, k):
         st = self.stats
@@ -133,10 +133,10 @@ class ListKernels:
         raise KeyError(base)
 
     def _first_expectation(self, fn):
-        out = np.zeros(self.n)
+        out = np.zeros(self.n_queries)
         has = self.first >= 0
         idx = self.first[has]
-        b = self.b
+        b = self.binary
         out[has] = fn(b.start[idx], b.size[idx], b.n_rel[idx])
         return out
 
@@ -144,7 +144,7 @@ class ListKernels:
         # Expected precision at each relevant position of a block (McSherry & Najork 2008):
         # position i of the block is relevant with probability r/m, and then the expected number
         # of relevant items at or above it is c + 1 + (i - 1)(r - 1)/(m - 1).
-        b = self.b
+        b = self.binary
         c = self.relevant_before
         t = _in_top(b, k_of_query)
         a_coef = b.n_rel / b.size * (c + 1)
@@ -156,10 +156,10 @@ class ListKernels:
             s, tm = b.start[multi], t[multi]
             contrib[multi] = ((a_coef[multi] - b_coef[multi] * (s + 1)) * (harmonic(s + tm) - harmonic(s))
                               + b_coef[multi] * tm)
-        return _segment_sum(b.query, contrib, self.n)
+        return _segment_sum(b.query, contrib, self.n_queries)
 
     def _dcg(self, k_of_query):
-        g = self.g
+        g = self.gain_blocks
         t = _in_top(g, k_of_query)
         contrib = np.where(t > 0, g.gain / np.log2(g.start + 2), 0.0)
         multi = g.size > 1
@@ -168,25 +168,25 @@ class ListKernels:
             tm = t[multi].astype(np.int64)
             table = _cumulative_discount((s + tm).max())
             contrib[multi] = g.gain[multi] / g.size[multi] * (table[s + tm] - table[s])
-        return _segment_sum(g.query, contrib, self.n)
+        return _segment_sum(g.query, contrib, self.n_queries)
 
     def _idcg(self, k):
         st = self.stats
-        return ideal_dcg(st.ideal_query, st.ideal_gain, self.n, k)
+        return ideal_dcg(st.ideal_query, st.ideal_gain, self.n_queries, k)
 
     def _auc(self):
         # Pairs (relevant, non-relevant) ordered correctly; tied pairs count half under "expected"
         # and "realistic" (the block start already carries the half for realistic blocks).
-        b, st = self.b, self.stats
+        b, st = self.binary, self.stats
         c = self.relevant_before
         n_nonrel = st.n_candidates - st.n_rel_retrieved
         nonrel_before = b.start - c
         nonrel_tied = b.size - b.n_rel
         correct = b.n_rel * (n_nonrel[b.query] - nonrel_before - nonrel_tied / 2)
         pairs = st.n_rel_retrieved * n_nonrel
-        out = np.full(self.n, np.nan)
+        out = np.full(self.n_queries, np.nan)
         ok = pairs > 0
-        out[ok] = _segment_sum(b.query, correct, self.n)[ok] / pairs[ok]
+        out[ok] = _segment_sum(b.query, correct, self.n_queries)[ok] / pairs[ok]
         return out
 
 
@@ -246,10 +246,10 @@ class RankStats:
     """Rank statistics of targets grouped into segments, with weights."""
 
     def __init__(self, dist, weight, seg, n_seg, num_candidates, num_relevant):
-        self.d = dist
-        self.w = weight
+        self.dist = dist
+        self.weight = weight
         self.seg = seg
-        self.n = n_seg
+        self.n_segments = n_seg
         self.wsum = _segment_sum(seg, weight, n_seg)
         self.count = np.bincount(seg, minlength=n_seg).astype(np.float64)
         self.num_candidates = num_candidates
@@ -257,31 +257,31 @@ class RankStats:
         self._baselines = {}  # (base, k) -> moments: zgmr and agmri share one
 
     def _mean(self, values):
-        return _divide(_segment_sum(self.seg, self.w * values, self.n), self.wsum, np.nan)
+        return _divide(_segment_sum(self.seg, self.weight * values, self.n_segments), self.wsum, np.nan)
 
     def _var_of_mean(self, variances):
-        return _divide(_segment_sum(self.seg, self.w ** 2 * variances, self.n), self.wsum ** 2, np.nan)
+        return _divide(_segment_sum(self.seg, self.weight ** 2 * variances, self.n_segments), self.wsum ** 2, np.nan)
 
     def _share(self):
-        return _divide(self.w, self.wsum[self.seg], np.nan)
+        return _divide(self.weight, self.wsum[self.seg], np.nan)
 
-    def _gmr(self, d):
-        log_gmr = _segment_sum(self.seg, log_expect_power(d.s, d.m, d.r, self._share()), self.n)
+    def _gmr(self, dist):
+        log_gmr = _segment_sum(self.seg, log_expect_power(dist.s, dist.m, dist.r, self._share()), self.n_segments)
         # a segment without targets has no geometric mean (not the empty product 1)
         return np.where(self.count > 0, np.exp(log_gmr), np.nan)
 
     def compute(self, base, k):
-        d = self.d
+        dist = self.dist
         if base == "mr":
-            return self._mean(expect_rank(d.s, d.m, d.r))
+            return self._mean(expect_rank(dist.s, dist.m, dist.r))
         if base == "mrr":
-            return self._mean(expect_reciprocal(d.s, d.m, d.r))
+            return self._mean(expect_reciprocal(dist.s, dist.m, dist.r))
         if base == "hits":
-            return self._mean(expect_hits(d.s, d.m, d.r, k))
+            return self._mean(expect_hits(dist.s, dist.m, dist.r, k))
         if base == "gmr":
-            return self._gmr(d)
+            return self._gmr(dist)
         if base == "igmr":
-            return 1.0 / self._gmr(d)
+            return 1.0 / self._gmr(dist)
         if base == "hmr":
             return 1.0 / self.compute("mrr", None)
         if base == "iamr":
@@ -289,31 +289,31 @@ class RankStats:
         if base == "count":
             return self.count
         if base == "medianrank":
-            return self._weighted_median(d.mid)
+            return self._weighted_median(dist.mid)
         if base == "inversemedianrank":
-            return 1.0 / self._weighted_median(d.mid)
+            return 1.0 / self._weighted_median(dist.mid)
         if base in ("rankvar", "rankstd"):
-            mean = self._mean(d.mid)
-            var = self._mean((d.mid - mean[self.seg]) ** 2)
+            mean = self._mean(dist.mid)
+            var = self._mean((dist.mid - mean[self.seg]) ** 2)
             return var if base == "rankvar" else np.sqrt(var)
         if base == "rankmad":
-            med = self._weighted_median(d.mid)
-            return _MAD_SCALE * self._weighted_median(np.abs(d.mid - med[self.seg]))
+            med = self._weighted_median(dist.mid)
+            return _MAD_SCALE * self._weighted_median(np.abs(dist.mid - med[self.seg]))
         return self._adjusted(base, k)
 
     def _weighted_median(self, values):
         # Sort by (segment, value); the median is the mean of the values where the cumulative
         # weight first reaches half and first exceeds half (the usual median for equal weights).
         order = np.lexsort((values, self.seg))
-        v, sg, w = values[order], self.seg[order], self.w[order]
-        cw = np.cumsum(w)
-        before = _segment_sum(sg, w, self.n)
+        v, sg, w_sorted = values[order], self.seg[order], self.weight[order]
+        cw = np.cumsum(w_sorted)
+        before = _segment_sum(sg, w_sorted, self.n_segments)
         base = np.cumsum(before) - before
         within = cw - base[sg]
         half = self.wsum[sg] / 2
-        lo_idx = _first_true_per_segment(within >= half * (1 - 1e-12), sg, self.n)
-        hi_idx = _first_true_per_segment(within > half * (1 + 1e-12), sg, self.n)
-        out = np.full(self.n, np.nan)
+        lo_idx = _first_true_per_segment(within >= half * (1 - 1e-12), sg, self.n_segments)
+        hi_idx = _first_true_per_segment(within > half * (1 + 1e-12), sg, self.n_segments)
+        out = np.full(self.n_segments, np.nan)
         ok = (lo_idx >= 0) & (self.wsum > 0)
         hi = np.where(hi_idx >= 0, hi_idx, lo_idx)
         out[ok] = (v[lo_idx[ok]] + v[hi[ok]]) / 2
@@ -341,11 +341,11 @@ class RankStats:
             a = self._share()
             log_first = log_expect_power(rnd.s, rnd.m, rnd.r, a)
             log_second = log_expect_power(rnd.s, rnd.m, rnd.r, 2 * a)
-            e = np.exp(_segment_sum(self.seg, log_first, self.n))
+            e = np.exp(_segment_sum(self.seg, log_first, self.n_segments))
             # Var = E[G^2] - E[G]^2 = E[G]^2 expm1(log E[G^2] - 2 log E[G]); the difference is taken
             # per target (each is the small spread of one factor) before the sum, never between
             # the two large sums.
-            spread = _segment_sum(self.seg, log_second - 2 * log_first, self.n)
+            spread = _segment_sum(self.seg, log_second - 2 * log_first, self.n_segments)
             return e, np.maximum(e * e * np.expm1(spread), 0.0)
         raise KeyError(base)
 
@@ -387,7 +387,7 @@ class RankStats:
         """Why the random baseline of the ``undefined`` segments has no spread, in words."""
         # the best of r relevant candidates among N takes one of N - r + 1 ranks
         possible = np.asarray(self.num_candidates, dtype=np.float64) - np.asarray(self.num_relevant) + 1
-        spread = _segment_sum(self.seg, (possible > 1) & (self.w > 0), self.n) > 0
+        spread = _segment_sum(self.seg, (possible > 1) & (self.weight > 0), self.n_segments) > 0
         causes = []
         if (undefined & ~spread).any():
             causes.append("every target has a single possible rank (one candidate)")
@@ -395,7 +395,7 @@ class RankStats:
             causes.append("the random baseline has no measurable spread")
         elif (undefined & spread).any():
             # only a cut-off can make a baseline with several possible ranks certain
-            most = int(possible[(self.w > 0) & undefined[self.seg]].max())
+            most = int(possible[(self.weight > 0) & undefined[self.seg]].max())
             causes.append(f"k={k} is at least the number of candidates of every target (at most {most} "
                           "possible ranks)")
         return " and where ".join(causes)
