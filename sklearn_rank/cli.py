@@ -843,7 +843,7 @@ def _is_input_error(exc):
         return False
     innermost = traceback.extract_tb(exc.__traceback__)[-1]
     package = os.path.dirname(os.path.abspath(__file__))
-    if os.path.dirname(os.path.abspath(innermost.filename)) != package:
+    if not os.path.abspath(innermost.filename).startswith(package + os.sep):  # sklearn_rank and its packages
         return False
     source = (innermost.line or "").strip()
     return not source or source == "raise" or source.startswith("raise ")

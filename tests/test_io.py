@@ -16,9 +16,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from sklearn_rank import io
 from sklearn_rank.io import (Qrels, Run, TrecFormatError, evaluate_trec, read_qrels, read_run, write_qrels,
                              write_run)
+from sklearn_rank.io import _trec_eval, _trec_fast, _trec_lines
 
 try:
     from . import oracles
@@ -33,11 +33,11 @@ BOM = b"\xef\xbb\xbf"
 def small_fast_path(monkeypatch):
     """Every file takes the fast path when it can (as in test_io_paths.py)."""
     pytest.importorskip("pandas")
-    monkeypatch.setattr(io, "_FAST_MIN_BYTES", 0)
-    monkeypatch.setattr(io, "_CHUNK_ROWS", 7)
-    monkeypatch.setattr(io, "_SAMPLE_LINES", 3)
-    monkeypatch.setattr(io, "_SAMPLE_BYTES", 64)
-    monkeypatch.setattr(io, "_SCAN_BLOCK", 4096)
+    monkeypatch.setattr(_trec_fast, "_FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(_trec_fast, "_CHUNK_ROWS", 7)
+    monkeypatch.setattr(_trec_fast, "_SAMPLE_LINES", 3)
+    monkeypatch.setattr(_trec_fast, "_SAMPLE_BYTES", 64)
+    monkeypatch.setattr(_trec_fast, "_SCAN_BLOCK", 4096)
 
 
 def _outcome(read, path):
@@ -49,9 +49,9 @@ def _outcome(read, path):
 
 def read_both(path, kind, monkeypatch):
     """(fast path's result or None, line-by-line reader's result, public reader's result)."""
-    fast = io._read_fast(str(path), kind, None)
+    fast = _trec_fast._read_fast(str(path), kind, None)
     with monkeypatch.context() as m:
-        m.setattr(io, "_FAST_READ", False)
+        m.setattr(_trec_fast, "_FAST_READ", False)
         lines = _outcome(READERS[kind], path)
     return fast, lines, _outcome(READERS[kind], path)
 
@@ -114,7 +114,7 @@ def test_a_byte_order_mark_is_skipped_on_both_paths(tmp_path, monkeypatch, small
 @pytest.mark.parametrize("fast", [False, True])
 def test_a_byte_order_mark_keeps_the_first_query_in_the_evaluation(tmp_path, monkeypatch, small_fast_path, bom_in,
                                                                      fast):
-    monkeypatch.setattr(io, "_FAST_READ", fast)
+    monkeypatch.setattr(_trec_fast, "_FAST_READ", fast)
     qrels_text = ("\n".join(QRELS_LINES) + "\n").encode()
     run_text = ("\n".join(RUN_LINES) + "\n").encode()
     (tmp_path / "qrels").write_bytes(BOM + qrels_text if bom_in in ("qrels", "both") else qrels_text)
@@ -297,7 +297,7 @@ def test_data_without_line_breaks_is_refused_early_on_both_paths(tmp_path, monke
         handle.write(filler * (size // len(filler)))
     tracemalloc.start()
     try:
-        fast = io._read_fast(str(path), kind, None)
+        fast = _trec_fast._read_fast(str(path), kind, None)
         assert fast is None
         with pytest.raises(TrecFormatError) as caught:
             READERS[kind](path)
@@ -351,7 +351,7 @@ def test_bytes_that_are_not_utf8_name_file_and_line_on_both_paths(tmp_path, monk
 
 
 def test_the_first_bad_line_is_reported_whatever_the_kind_of_fault(tmp_path, monkeypatch):
-    monkeypatch.setattr(io, "_FAST_READ", False)
+    monkeypatch.setattr(_trec_fast, "_FAST_READ", False)
     path = tmp_path / "run"
     path.write_bytes(GOOD_RUN.encode() + b"q3 Q0 d9 1 x r\n" + b"q4 Q0 \xff 1 1 r\n" + b"q5 Q0 \x00 1 1 r\n")
     with pytest.raises(TrecFormatError, match=f"^{path}:4: the score must be a number"):
@@ -362,8 +362,8 @@ def test_the_first_bad_line_is_reported_whatever_the_kind_of_fault(tmp_path, mon
 
 
 def test_line_numbers_count_lone_carriage_returns_and_crlf(tmp_path, monkeypatch):
-    monkeypatch.setattr(io, "_FAST_READ", False)
-    monkeypatch.setattr(io, "_READ_BLOCK", 5)  # line breaks across blocks, "\r" and "\n" of one "\r\n" apart
+    monkeypatch.setattr(_trec_fast, "_FAST_READ", False)
+    monkeypatch.setattr(_trec_lines, "_READ_BLOCK", 5)  # line breaks across blocks, "\r" and "\n" of one "\r\n" apart
     path = tmp_path / "run"
     path.write_bytes(b"q1 Q0 d1 1 2.5 r\r\n\rq1 Q0 d2 2 1.5 r\r\r\nq2 Q0 d1 1 0.5 r\rq2 Q0 d2 1 x r\r\n")
     with pytest.raises(TrecFormatError, match=f"^{path}:6: the score must be a number"):
@@ -380,7 +380,7 @@ def _disjoint_files(tmp_path):
 @pytest.mark.parametrize("missing", ["skip", "zero"])
 def test_a_run_without_any_judged_query_says_so(tmp_path, monkeypatch, generic, missing):
     if generic:
-        monkeypatch.setattr(io, "_judged_rows", lambda *args: None)
+        monkeypatch.setattr(_trec_eval, "_judged_rows", lambda *args: None)
     qrels_path, run_path = _disjoint_files(tmp_path)
     message = (r"The run and the qrels must have a query in common .*: nothing to evaluate. Got a run of 2 queries "
                r"\('q1', 'q2'\) and qrels of 3 queries \('x1', 'x2', 'x3'\) instead.")
@@ -421,7 +421,7 @@ def traced_peak(call):
 @pytest.mark.parametrize("where", [0, 2000, 4499])  # in the sample of the fast path, after it, at the end
 @pytest.mark.parametrize("fast", [False, True])
 def test_one_long_field_does_not_widen_every_row(tmp_path, monkeypatch, small_fast_path, where, fast):
-    monkeypatch.setattr(io, "_FAST_READ", fast)
+    monkeypatch.setattr(_trec_fast, "_FAST_READ", fast)
     qrels_path, run_path, judgements, lines = long_field_files(tmp_path, where)
     size = run_path.stat().st_size
     run, peak = traced_peak(lambda: read_run(run_path))
@@ -439,7 +439,7 @@ def test_one_long_field_does_not_widen_every_row(tmp_path, monkeypatch, small_fa
 
 def test_the_fast_path_declines_before_padding_a_long_value(tmp_path, monkeypatch, small_fast_path):
     _, run_path, _, lines = long_field_files(tmp_path, 2000)
-    run, peak = traced_peak(lambda: io._read_fast(str(run_path), "run", None))
+    run, peak = traced_peak(lambda: _trec_fast._read_fast(str(run_path), "run", None))
     assert run is None and peak < 16 * run_path.stat().st_size
 
 
@@ -450,7 +450,7 @@ def test_fixed_width_or_objects_is_decided_the_same_on_both_paths(tmp_path, monk
     lines[150] = "q0 Q0 " + "y" * 30_000 + " 1 0.5 r"
     path = tmp_path / "run"
     path.write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(io, "_FAST_READ", fast)
+    monkeypatch.setattr(_trec_fast, "_FAST_READ", fast)
     run = read_run(path)
     assert run.docno.dtype == object and run.qid.dtype == np.dtype("U2")
     assert run.docno.tolist() == [line.split()[2] for line in lines]

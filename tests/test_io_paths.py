@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from sklearn_rank import io
+from sklearn_rank.io import _trec_eval, _trec_fast, _trec_keys, _trec_lines
 from sklearn_rank.io import (Qrels, Run, TrecFormatError, evaluate_trec, read_qrels, read_run, write_qrels,
                              write_run)
 
@@ -26,12 +26,13 @@ METRICS = ["map", "mrr", "ndcg@10", "p@5", "r@10", "rprec", "mr", "hits@3"]
 def small_fast_path(monkeypatch):
     """Every file takes the fast path when it can, in chunks of a few rows, with a short sample."""
     pytest.importorskip("pandas")  # (without it, the line-by-line reader reads everything)
-    monkeypatch.setattr(io, "_FAST_MIN_BYTES", 0)
-    monkeypatch.setattr(io, "_CHUNK_ROWS", 7)
-    monkeypatch.setattr(io, "_SAMPLE_LINES", 3)
-    monkeypatch.setattr(io, "_SAMPLE_BYTES", 64)
-    monkeypatch.setattr(io, "_SCAN_BLOCK", 4096)
-    monkeypatch.setattr(io, "_HASH_BLOCK", 5)
+    monkeypatch.setattr(_trec_fast, "_FAST_MIN_BYTES", 0)
+    monkeypatch.setattr(_trec_fast, "_CHUNK_ROWS", 7)
+    monkeypatch.setattr(_trec_fast, "_SAMPLE_LINES", 3)
+    monkeypatch.setattr(_trec_fast, "_SAMPLE_BYTES", 64)
+    monkeypatch.setattr(_trec_fast, "_SCAN_BLOCK", 4096)
+    monkeypatch.setattr(_trec_keys, "_HASH_BLOCK", 5)
+    monkeypatch.setattr(_trec_eval, "_HASH_BLOCK", 5)
 
 
 def _outcome(read, path):
@@ -44,10 +45,10 @@ def _outcome(read, path):
 def read_both(path, kind, monkeypatch):
     """(fast path's result or None, public reader's result, line-by-line reader's result); results are
     Qrels/Run or (exception type, message)."""
-    fast = io._read_fast(str(path), kind, None)
+    fast = _trec_fast._read_fast(str(path), kind, None)
     public = _outcome(READERS[kind], path)
     with monkeypatch.context() as m:
-        m.setattr(io, "_FAST_READ", False)
+        m.setattr(_trec_fast, "_FAST_READ", False)
         pure = _outcome(READERS[kind], path)
     return fast, public, pure
 
@@ -206,7 +207,7 @@ def test_reports_are_the_same_on_both_paths(tmp_path, monkeypatch, small_fast_pa
                 continue
             assert_same_report(evaluate_trec(qrels, fast_run, **options), expected)
             with monkeypatch.context() as m:  # the generic NumPy code of the evaluation
-                m.setattr(io, "_judged_rows", lambda *args: None)
+                m.setattr(_trec_eval, "_judged_rows", lambda *args: None)
                 assert_same_report(evaluate_trec(qrels, fast_run, **options), expected)
 
 
@@ -217,8 +218,8 @@ def test_files_on_disk_evaluate_the_same_through_the_command_line_options(tmp_pa
                         "q9 Q0 x 1 4.0 r\n")
     fast = evaluate_trec(qrels_path, run_path, metrics=METRICS, missing="zero")
     with monkeypatch.context() as m:
-        m.setattr(io, "_FAST_READ", False)
-        m.setattr(io, "_judged_rows", lambda *args: None)
+        m.setattr(_trec_fast, "_FAST_READ", False)
+        m.setattr(_trec_eval, "_judged_rows", lambda *args: None)
         pure = evaluate_trec(qrels_path, run_path, metrics=METRICS, missing="zero")
     assert_same_report(fast, pure)
     assert fast.per_query["qid"].tolist() == ["q1", "q2", "q3"]
@@ -361,8 +362,8 @@ def test_crlf_tabs_comments_and_a_missing_final_newline_take_the_fast_path(tmp_p
 
 def test_strings_longer_than_the_sample_are_read_again(tmp_path, monkeypatch, small_fast_path):
     calls = []
-    longest_line = io._longest_line
-    monkeypatch.setattr(io, "_longest_line", lambda handle: calls.append(1) or longest_line(handle))
+    longest_line = _trec_fast._longest_line
+    monkeypatch.setattr(_trec_fast, "_longest_line", lambda handle: calls.append(1) or longest_line(handle))
     lines = [f"q{i % 3} Q0 d{i} {i} {i / 7!r} r" for i in range(40)]
     lines[25] = "q1 Q0 " + "x" * 300 + " 1 0.25 r"              # far longer than the sampled docnos
     lines[30] = "a-much-longer-query-id-than-sampled Q0 d1 1 0.5 r"
@@ -376,7 +377,7 @@ def test_strings_longer_than_the_sample_are_read_again(tmp_path, monkeypatch, sm
 
 def test_values_longer_than_the_sample_widen_the_arrays(tmp_path, monkeypatch, small_fast_path):
     # longer than any sampled value (the first lines and the last bytes) but within the guessed byte width
-    monkeypatch.setattr(io, "_longest_line", None)  # no second reading
+    monkeypatch.setattr(_trec_fast, "_longest_line", None)  # no second reading
     lines = [f"q Q0 d{i} 1 {i}.5 r" for i in range(30)]
     lines[12], lines[13] = "q Q0 d12345 1 0.5 r", "qq Q0 d1 1 0.5 r"
     path = tmp_path / "run"
@@ -400,16 +401,16 @@ def test_without_pandas_the_line_reader_reads_everything(tmp_path, monkeypatch, 
     path = tmp_path / "run"
     path.write_bytes(random_trec(3, "run").encode())
     with_pandas = read_run(path)
-    monkeypatch.setattr(io, "_pandas", lambda: None)
-    assert io._read_fast(str(path), "run", None) is None
+    monkeypatch.setattr(_trec_fast, "_pandas", lambda: None)
+    assert _trec_fast._read_fast(str(path), "run", None) is None
     assert_same_arrays(read_run(path), with_pandas)
 
 
 def test_small_files_skip_pandas_by_default(tmp_path):
     path = tmp_path / "run"
     path.write_text(GOOD_RUN)
-    assert io._FAST_MIN_BYTES > len(GOOD_RUN)
-    assert io._read_fast(str(path), "run", None) is None
+    assert _trec_fast._FAST_MIN_BYTES > len(GOOD_RUN)
+    assert _trec_fast._read_fast(str(path), "run", None) is None
 
 
 def test_a_progress_callback_error_is_not_swallowed(tmp_path, monkeypatch, small_fast_path):
@@ -454,14 +455,14 @@ def random_run(seed, n=None, ties=True, finite=False):
 @pytest.mark.parametrize("seed", range(60))
 def test_trec_order_matches_the_oracle(seed):
     run = random_run(seed)
-    assert io._trec_order(run).tolist() == oracle_order(run.qid, run.docno, run.score)
+    assert _trec_keys._trec_order(run).tolist() == oracle_order(run.qid, run.docno, run.score)
 
 
 @pytest.mark.parametrize("seed", range(10))
 def test_trec_order_exact_fallback_matches_the_oracle(monkeypatch, seed):
-    monkeypatch.setattr(io, "_MIN_SCORE_BITS", 64)  # no packed key: a lexsort of all rows
+    monkeypatch.setattr(_trec_keys, "_MIN_SCORE_BITS", 64)  # no packed key: a lexsort of all rows
     run = random_run(seed)
-    assert io._trec_order(run).tolist() == oracle_order(run.qid, run.docno, run.score)
+    assert _trec_keys._trec_order(run).tolist() == oracle_order(run.qid, run.docno, run.score)
 
 
 def test_trec_order_of_other_dtypes_and_nan_matches_numpys_lexsort():
@@ -471,17 +472,17 @@ def test_trec_order_of_other_dtypes_and_nan_matches_numpys_lexsort():
         run.score[rng.random(len(run)) < 0.2] = np.nan
         _, docno_rank = np.unique(run.docno, return_inverse=True)
         expected = np.lexsort((-docno_rank.reshape(-1), -run.score, run.qid))
-        assert np.array_equal(io._trec_order(run), expected)
+        assert np.array_equal(_trec_keys._trec_order(run), expected)
         as_ints = Run(rng.integers(-3, 3, len(run)), run.docno.astype("S"), run.score)
         _, docno_rank = np.unique(as_ints.docno, return_inverse=True)
         expected = np.lexsort((-docno_rank.reshape(-1), -as_ints.score, as_ints.qid))
-        assert np.array_equal(io._trec_order(as_ints), expected)
+        assert np.array_equal(_trec_keys._trec_order(as_ints), expected)
 
 
 def test_trec_order_on_a_large_run_with_few_ties():
     run = random_run(11, n=200_000, ties=False)
     run.score[::1000] = 0.25  # a few ties
-    assert io._trec_order(run).tolist() == oracle_order(run.qid, run.docno, run.score)
+    assert _trec_keys._trec_order(run).tolist() == oracle_order(run.qid, run.docno, run.score)
 
 
 def test_write_run_writes_trec_eval_order(tmp_path, monkeypatch):
@@ -490,7 +491,7 @@ def test_write_run_writes_trec_eval_order(tmp_path, monkeypatch):
     fast_path, generic_path = tmp_path / "fast", tmp_path / "generic"
     write_run(run, fast_path)
     with monkeypatch.context() as m:
-        m.setattr(io, "_plain_rows", lambda *args: False)
+        m.setattr(_trec_keys, "_plain_rows", lambda *args: False)
         write_run(run, generic_path)
     assert fast_path.read_text() == generic_path.read_text()
     lines = [line.split() for line in fast_path.read_text().splitlines()]
@@ -544,13 +545,13 @@ def test_the_relevance_join_and_query_codes_match_the_generic_code(monkeypatch, 
         for options in (dict(missing="skip"), dict(missing="zero", relevance_level=2), dict(gain="exponential")):
             try:
                 with monkeypatch.context() as m:
-                    m.setattr(io, "_judged_rows", lambda *args: None)
+                    m.setattr(_trec_eval, "_judged_rows", lambda *args: None)
                     expected = evaluate_trec(qrels, run, metrics=METRICS, ties=ties, **options)
             except ValueError as exc:
                 with pytest.raises(ValueError, match="^" + re.escape(str(exc)) + "$"):
                     evaluate_trec(qrels, run, metrics=METRICS, ties=ties, **options)
                 continue
-            assert io._judged_rows(qrels, np.maximum(qrels.relevance, 0.0), run, ties == "trec") is not None
+            assert _trec_eval._judged_rows(qrels, np.maximum(qrels.relevance, 0.0), run, ties == "trec") is not None
             assert_same_report(evaluate_trec(qrels, run, metrics=METRICS, ties=ties, **options), expected)
 
 
@@ -559,22 +560,23 @@ def test_hash_collisions_are_resolved_exactly(monkeypatch):
     qrels = random_judgements(3, run)
     expected = evaluate_trec(qrels, run, metrics=METRICS)
     # every key equal: the join sees a collision among the judgements and leaves the work to the generic code
-    monkeypatch.setattr(io, "_row_keys", lambda codes, columns, offsets=(1,): np.zeros(len(columns[0]), np.uint64))
-    assert io._relevance_rows(qrels, qrels.relevance.astype(float), np.zeros(len(qrels), int), np.zeros(3, int),
-                              run.docno[:3]) is None
+    monkeypatch.setattr(_trec_eval, "_row_keys",
+                        lambda codes, columns, offsets=(1,): np.zeros(len(columns[0]), np.uint64))
+    assert _trec_eval._relevance_rows(qrels, qrels.relevance.astype(float), np.zeros(len(qrels), int),
+                                      np.zeros(3, int), run.docno[:3]) is None
     assert_same_report(evaluate_trec(qrels, run, metrics=METRICS), expected)
     # and the duplicate check compares the suspects themselves
     keys = np.zeros(4, dtype=np.uint64)
-    assert not io._has_duplicate_keys(keys, np.array(["a", "a", "b", "b"]), np.array(["x", "y", "x", "y"]))
-    assert io._has_duplicate_keys(keys, np.array(["a", "a", "b", "a"]), np.array(["x", "y", "x", "y"]))
+    assert not _trec_keys._has_duplicate_keys(keys, np.array(["a", "a", "b", "b"]), np.array(["x", "y", "x", "y"]))
+    assert _trec_keys._has_duplicate_keys(keys, np.array(["a", "a", "b", "a"]), np.array(["x", "y", "x", "y"]))
 
 
 def test_row_keys_do_not_depend_on_width_or_on_bytes_versus_str():
     words = ["", "a", "ab", "abc", "b", "ba", "ab\x01"]
     codes = np.arange(len(words)) % 3
-    reference = io._row_keys(codes, (np.array(words, dtype="U3"),))
+    reference = _trec_keys._row_keys(codes, (np.array(words, dtype="U3"),))
     for dtype in ("U9", "S3", "S12"):
-        assert np.array_equal(io._row_keys(codes, (np.array(words, dtype=dtype),)), reference)
+        assert np.array_equal(_trec_keys._row_keys(codes, (np.array(words, dtype=dtype),)), reference)
     assert len(set(reference.tolist())) == len(words)
 
 
@@ -582,7 +584,7 @@ def test_integers_parse_as_python_int_or_decline():
     texts = ["0", "-0", "+0", "7", "+7", "-7", "007", "-007", "123456789012345678", "-12345678901234567",
              "1234567890123456789", "1_0", "1.0", "1e3", "+", "-", "", "+-1", "1-", "0x1", "true", "9a", "a9"]
     for text in texts:
-        parsed = io._parse_integers(np.array([text.encode(), b"1"], dtype="S24"))
+        parsed = _trec_fast._parse_integers(np.array([text.encode(), b"1"], dtype="S24"))
         try:
             expected = int(text)
         except ValueError:
@@ -605,9 +607,9 @@ def test_a_weak_hash_still_joins_exactly(monkeypatch):
         lengths = np.char.str_len(columns[0]).astype(np.uint64)
         return lengths if codes is None else lengths + np.asarray(codes, dtype=np.uint64) * np.uint64(1000)
 
-    monkeypatch.setattr(io, "_row_keys", weak_keys)
+    monkeypatch.setattr(_trec_eval, "_row_keys", weak_keys)
     codes = np.array([0, 0, 0, 0, 1, 1], dtype=np.uint16)
-    relevance = io._relevance_rows(qrels, qrels.relevance.astype(float), np.array([0, 0, 1]), codes, run.docno)
+    relevance = _trec_eval._relevance_rows(qrels, qrels.relevance.astype(float), np.array([0, 0, 1]), codes, run.docno)
     assert relevance.tolist() == [1.0, 0.0, 2.0, 0.0, 0.0, 1.0]
     assert_same_report(evaluate_trec(qrels, run, metrics=METRICS), expected)
 
@@ -622,11 +624,11 @@ def test_a_weak_hash_still_joins_exactly(monkeypatch):
     (b"#c\nq1 Q0 d1 1 2.5 r\n", 4096, True),
 ])
 def test_the_scan_accepts_crlf_and_comments_only(tmp_path, monkeypatch, content, block, regular):
-    monkeypatch.setattr(io, "_SCAN_BLOCK", block)
+    monkeypatch.setattr(_trec_fast, "_SCAN_BLOCK", block)
     path = tmp_path / "run"
     path.write_bytes(content)
     with open(path, "rb") as handle:
-        assert (io._scan(handle, "run") is not None) == regular
+        assert (_trec_fast._scan(handle, "run") is not None) == regular
 
 
 class _OlderPandas:
@@ -639,7 +641,7 @@ class _OlderPandas:
 
     def read_csv(self, handle, **options):
         assert options.pop("float_precision") == "round_trip"
-        if io._pandas_options(self._pandas):  # the real pandas is older than 3.1: it needs the option too
+        if _trec_fast._pandas_options(self._pandas):  # the real pandas is older than 3.1: it needs the option too
             options["float_precision"] = "round_trip"
         return _ObjectColumns(self._pandas.read_csv(handle, **options), self._spoil)
 
@@ -665,22 +667,22 @@ def test_pandas_holding_bytes_as_objects(tmp_path, monkeypatch, small_fast_path,
 
     path = tmp_path / kind
     path.write_bytes(random_trec(8, kind).encode())
-    expected = io._read_fast(str(path), kind, None)
-    monkeypatch.setattr(io, "_pandas", lambda: _OlderPandas(pandas))
+    expected = _trec_fast._read_fast(str(path), kind, None)
+    monkeypatch.setattr(_trec_fast, "_pandas", lambda: _OlderPandas(pandas))
     fast, public, pure = read_both(path, kind, monkeypatch)
     assert fast is not None and expected is not None
     assert_same_arrays(fast, expected)
     assert_same_arrays(fast, pure)
-    monkeypatch.setattr(io, "_pandas", lambda: _OlderPandas(pandas, spoil=True))
-    assert io._read_fast(str(path), kind, None) is None
+    monkeypatch.setattr(_trec_fast, "_pandas", lambda: _OlderPandas(pandas, spoil=True))
+    assert _trec_fast._read_fast(str(path), kind, None) is None
 
 
 @pytest.mark.parametrize("longest, regular", [(20, True), (31, True), (65, False), (66, False), (200, False)])
 def test_the_scan_declines_lines_longer_than_the_limit(tmp_path, monkeypatch, longest, regular):
     # A newline in every aligned window of half the limit, and across blocks: no line over the limit passes, every
     # line shorter than half the limit does (between the two, the line-by-line reader may be left to decide).
-    monkeypatch.setattr(io, "_MAX_LINE_BYTES", 64)
-    monkeypatch.setattr(io, "_SCAN_BLOCK", 256)
+    monkeypatch.setattr(_trec_fast, "_MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(_trec_fast, "_SCAN_BLOCK", 256)
     lines = [f"q1 Q0 d{i} 1 {i}.5 r" for i in range(60)]
     for at in (3, 17, 31, 55):  # inside blocks and across their ends
         lines[at] = f"q1 Q0 d{at}" + "x" * (longest - len(f"q1 Q0 d{at}") - len(" 1 0.5 r")) + " 1 0.5 r"
@@ -688,15 +690,15 @@ def test_the_scan_declines_lines_longer_than_the_limit(tmp_path, monkeypatch, lo
         path = tmp_path / "run"
         path.write_text("\n".join(lines) + "\n")
         with open(path, "rb") as handle:
-            assert (io._scan(handle, "run") is not None) == regular, at
+            assert (_trec_fast._scan(handle, "run") is not None) == regular, at
         lines[at] = f"q1 Q0 d{at} 1 {at}.5 r"
 
 
 @pytest.mark.parametrize("block", [7, 1 << 20])
 def test_the_line_reader_refuses_a_line_over_the_limit_where_it_is(tmp_path, monkeypatch, block):
-    monkeypatch.setattr(io, "_FAST_READ", False)
-    monkeypatch.setattr(io, "_MAX_LINE_BYTES", 64)
-    monkeypatch.setattr(io, "_READ_BLOCK", block)
+    monkeypatch.setattr(_trec_fast, "_FAST_READ", False)
+    monkeypatch.setattr(_trec_lines, "_MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(_trec_lines, "_READ_BLOCK", block)
     path = tmp_path / "run"
     good = "q1 Q0 d9 1 0.5 r" + " " * 48  # 64 bytes: just within the limit
     path.write_text(GOOD_RUN + good + "\n" + "q1 Q0 d" + "x" * 58 + " 1 0.5 r\n" + GOOD_RUN)
