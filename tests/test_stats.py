@@ -18,6 +18,9 @@ from scipy import stats as scipy_stats
 from sklearn_rank import stats
 from sklearn_rank.stats import (ComparisonResult, ComparisonTable, DegenerateDataWarning, bootstrap_ci, compare,
                                 compare_many, corrected_ttest, mann_whitney_u)
+from sklearn_rank.stats._hodges_lehmann import (_mann_whitney_null_cdf, _median_of, _PairwiseDifferences,
+                                                _signed_rank_null_cdf, _WalshAverages)
+from sklearn_rank.stats._multiple import _adjust_pvalues
 
 
 def _floats(interval):
@@ -366,14 +369,13 @@ def test_adjustments_match_hand_loops(seed):
     rng = np.random.default_rng(seed)
     pvalues = np.concatenate([rng.random(7) ** 3, [0.01, 0.01, 1.0, 0.04]])  # ties and a 1.0
     rng.shuffle(pvalues)
-    holm = stats._adjust_pvalues(pvalues, "holm")
-    bh = stats._adjust_pvalues(pvalues, "fdr_bh")
+    holm = _adjust_pvalues(pvalues, "holm")
+    bh = _adjust_pvalues(pvalues, "fdr_bh")
     assert holm == pytest.approx(holm_by_hand(list(pvalues)), rel=1e-12)
-    assert stats._adjust_pvalues(pvalues, "bonferroni") == pytest.approx(bonferroni_by_hand(list(pvalues)),
-                                                                        rel=1e-12)
+    assert _adjust_pvalues(pvalues, "bonferroni") == pytest.approx(bonferroni_by_hand(list(pvalues)), rel=1e-12)
     assert bh == pytest.approx(bh_by_hand(list(pvalues)), rel=1e-12)
     assert bh == pytest.approx(scipy_stats.false_discovery_control(pvalues, method="bh"), rel=1e-12)
-    assert stats._adjust_pvalues(pvalues, None) == pytest.approx(pvalues, rel=0)
+    assert _adjust_pvalues(pvalues, None) == pytest.approx(pvalues, rel=0)
     for alpha in (0.01, 0.05, 0.1, 0.3):
         assert set(np.flatnonzero(holm <= alpha)) == holm_rejects(list(pvalues), alpha)
         assert set(np.flatnonzero(bh <= alpha)) == bh_rejects(list(pvalues), alpha)
@@ -505,8 +507,8 @@ def brute_signed_rank_null_cdf(n):
 
 @pytest.mark.parametrize(("m", "n"), [(1, 1), (2, 3), (4, 4), (5, 7), (6, 3)])
 def test_exact_null_distributions_match_enumeration(m, n):
-    assert stats._mann_whitney_null_cdf(m, n) == pytest.approx(brute_mwu_null_cdf(m, n), rel=1e-12)
-    assert stats._signed_rank_null_cdf(m + n) == pytest.approx(brute_signed_rank_null_cdf(m + n), rel=1e-12)
+    assert _mann_whitney_null_cdf(m, n) == pytest.approx(brute_mwu_null_cdf(m, n), rel=1e-12)
+    assert _signed_rank_null_cdf(m + n) == pytest.approx(brute_signed_rank_null_cdf(m + n), rel=1e-12)
 
 
 def order_statistic_interval(sorted_values, null_cdf, level, alternative):
@@ -580,13 +582,13 @@ def test_order_statistics_without_materialising_match_sorting(kind):
     # explicit, sorted: computed with the same floating-point operations
     differences = np.sort(np.subtract.outer(x, y).ravel())
     walsh_values = np.sort(((x[:, None] + x[None, :]) / 2)[np.triu_indices(x.size)])
-    pairwise, walsh = stats._PairwiseDifferences(x, y), stats._WalshAverages(x)
+    pairwise, walsh = _PairwiseDifferences(x, y), _WalshAverages(x)
     for k in [1, 2, 17, 333, differences.size // 2, differences.size - 1, differences.size]:
         assert pairwise.kth(k) == differences[k - 1]
     for k in [1, 5, 100, walsh_values.size // 2, walsh_values.size]:
         assert walsh.kth(k) == walsh_values[k - 1]
-    assert stats._median_of(pairwise) == pytest.approx(np.median(differences), rel=1e-15)
-    assert stats._median_of(walsh) == pytest.approx(np.median(walsh_values), rel=1e-15)
+    assert _median_of(pairwise) == pytest.approx(np.median(differences), rel=1e-15)
+    assert _median_of(walsh) == pytest.approx(np.median(walsh_values), rel=1e-15)
 
 
 def test_large_tied_samples_interval_by_normal_approximation():

@@ -1,0 +1,54 @@
+"""Significance tests on per-query values: is model A really better than model B?
+
+Every test here compares two sets of per-query values of one metric (the
+reciprocal rank, the average precision, the nDCG@10 of each query), given as
+1-D arrays or as reports from :func:`sklearn_rank.evaluate` together with the
+name of a metric.
+
+Conventions shared by every function of this module:
+
+- **Direction.** Everything is about ``a - b``. ``alternative="greater"`` is the
+  hypothesis that ``a`` tends to be larger than ``b``, ``"less"`` that it tends
+  to be smaller, ``"two-sided"`` (the default) that they differ. Estimates,
+  effect sizes and confidence intervals are positive when ``a`` is larger.
+- **Pairing.** A paired test needs each query evaluated under both models.
+  Reports are aligned by query id; arrays carry no query ids and are paired by
+  position, only when asked (``paired=True``) or when the test is paired by
+  nature (Wilcoxon). Reports that share only some query ids are paired on the
+  shared ones; the others are left out with an :class:`UnpairedQueriesWarning`,
+  and the result counts them (``n_unpaired_a``, ``n_unpaired_b``).
+- **Estimates.** The mean difference for the t, permutation and bootstrap
+  tests; the Hodges-Lehmann estimate for the rank tests (the median of all
+  pairwise differences ``a_i - b_j`` for Mann-Whitney, the median of the Walsh
+  averages of the differences for Wilcoxon).
+- **Effect sizes.** The rank-biserial correlation for the rank tests, Cohen's
+  d (pooled standard deviation) for unpaired mean-based tests and d_z (mean
+  difference over the standard deviation of the differences) for paired ones.
+- **Randomness** (permutation and bootstrap) comes only through ``rng``: an
+  int seed or a :class:`numpy.random.Generator`. The same seed gives the same
+  p-value; no global generator is touched.
+- **Degenerate data.** When a test has nothing to work with (all differences
+  zero, every value equal, zero variance) it returns a defined answer and
+  emits a :class:`DegenerateDataWarning` instead of failing.
+"""
+
+from ..exceptions import DegenerateDataWarning, UnpairedQueriesWarning
+from ._bootstrap_ci import bootstrap_ci
+from ._compare import compare, mann_whitney_u
+from ._corrected_ttest import corrected_ttest
+from ._multiple import compare_many
+from ._results import ComparisonResult, ComparisonRow, ComparisonTable, ConfidenceInterval
+
+__all__ = [
+    "ComparisonResult",
+    "ComparisonRow",
+    "ComparisonTable",
+    "ConfidenceInterval",
+    "DegenerateDataWarning",
+    "UnpairedQueriesWarning",
+    "bootstrap_ci",
+    "compare",
+    "compare_many",
+    "corrected_ttest",
+    "mann_whitney_u",
+]

@@ -1,0 +1,326 @@
+"""The two-sample tests behind compare: rank, t, permutation and bootstrap tests, and the dispatch ``_run``."""
+
+import math
+import warnings
+from dataclasses import replace
+
+import numpy as np
+from scipy import stats as _scipy_stats
+
+from ..exceptions import DegenerateDataWarning
+from ._hodges_lehmann import (_mann_whitney_null_cdf, _median_of, _PairwiseDifferences, _rank_interval,
+                              _signed_rank_null_cdf, _tie_term, _WalshAverages)
+from ._pairing import _prepare
+from ._results import ComparisonResult
+from ._validation import (_ALTERNATIVES, _SCIPY_RNG, _TESTS, _check_choice, _check_confidence_level,
+                          _check_n_resamples, _check_paired, _check_rng)
+
+
+def _degenerate(message, stacklevel=5):
+    # default depth: _degenerate <- test helper <- _run <- compare / compare_many <- caller
+    warnings.warn(message, DegenerateDataWarning, stacklevel=stacklevel)
+
+
+def _cross_pair_counts(x, y):
+    """Counts of cross pairs ``(i, j)`` with ``x_i > y_j``, ``x_i == y_j``, ``x_i < y_j``."""
+    y_sorted = np.sort(y)
+    below = np.searchsorted(y_sorted, x, side="left")
+    below_or_equal = np.searchsorted(y_sorted, x, side="right")
+    wins = int(below.sum())
+    ties = int((below_or_equal - below).sum())
+    return wins, ties, x.size * y.size - wins - ties
+
+
+def _paired_counts(x, y):
+    d = x - y
+    return int(np.count_nonzero(d > 0)), int(np.count_nonzero(d == 0)), int(np.count_nonzero(d < 0))
+
+
+def _pvalue_from_t(t, df, alternative):
+    if alternative == "greater":
+        return float(_scipy_stats.t.sf(t, df))
+    if alternative == "less":
+        return float(_scipy_stats.t.cdf(t, df))
+    return float(min(1.0, 2 * _scipy_stats.t.sf(abs(t), df)))
+
+
+def _t_interval(center, standard_error, df, confidence_level, alternative):
+    if alternative == "two-sided":
+        half = float(_scipy_stats.t.ppf(0.5 + confidence_level / 2, df)) * standard_error
+        return center - half, center + half
+    half = float(_scipy_stats.t.ppf(confidence_level, df)) * standard_error
+    return (center - half, math.inf) if alternative == "greater" else (-math.inf, center + half)
+
+
+def _variance(values):
+    """Sample variance (ddof=1), exactly 0.0 for a constant sample (np.var can leave rounding residue)."""
+    return 0.0 if np.all(values == values[0]) else float(np.var(values, ddof=1))
+
+
+def _standardised(difference, scale):
+    if scale > 0:
+        return difference / scale
+    return 0.0 if difference == 0 else math.copysign(math.inf, difference)
+
+
+def _constant_difference_answer(difference, alternative):
+    """Statistic and p-value of a mean-based test whose differences are all ``difference`` (zero variance)."""
+    if difference == 0:
+        return 0.0, 1.0
+    statistic = math.copysign(math.inf, difference)
+    if alternative == "two-sided":
+        return statistic, 0.0
+    return statistic, 0.0 if (difference > 0) == (alternative == "greater") else 1.0
+
+
+def _mann_whitney(x, y, alternative, confidence_level):
+    n_a, n_b = x.size, y.size
+    wins, ties, losses = _cross_pair_counts(x, y)
+    combined = np.concatenate([x, y])
+    if np.all(combined == combined[0]):
+        _degenerate("Every value is equal in both samples, so Mann-Whitney has nothing to rank: "
+                    "returning U = n_a * n_b / 2 and p-value 1.0.")
+        statistic, pvalue = n_a * n_b / 2, 1.0
+    else:
+        res = _scipy_stats.mannwhitneyu(x, y, alternative=alternative)
+        statistic, pvalue = float(res.statistic), float(res.pvalue)
+    differences = _PairwiseDifferences(x, y)
+
+    def interval(level):
+        has_ties = np.unique(combined).size < combined.size
+        null_cdf = None if has_ties else _mann_whitney_null_cdf(n_a, n_b)
+        total = n_a + n_b
+        null_sd = math.sqrt(max(0.0, n_a * n_b / 12 * ((total + 1) - _tie_term(combined) / (total * (total - 1)))))
+        return _rank_interval(differences, confidence_level=level, alternative=alternative, null_cdf=null_cdf,
+                              null_sd=null_sd, n_label=f"{n_a} and {n_b} values")
+
+    result = ComparisonResult(
+        statistic=float(statistic), pvalue=float(pvalue), test="mannwhitneyu", alternative=alternative,
+        n_a=n_a, n_b=n_b, estimate=_median_of(differences), estimate_name="hodges_lehmann",
+        effect_size=(wins - losses) / (n_a * n_b), effect_size_name="rank_biserial", paired=False,
+        _interval=interval, _confidence_level=confidence_level)
+    return result, (wins, ties, losses)
+
+
+def _wilcoxon(x, y, alternative, confidence_level):
+    d = x - y
+    nonzero = d[d != 0]
+    if nonzero.size == 0:
+        _degenerate("Every paired difference is zero, so the Wilcoxon test has nothing to rank: "
+                    "returning statistic 0.0 and p-value 1.0.")
+        statistic, pvalue, effect = 0.0, 1.0, 0.0
+    else:
+        res = _scipy_stats.wilcoxon(x, y, alternative=alternative)
+        statistic, pvalue = float(res.statistic), float(res.pvalue)
+        # matched-pairs rank-biserial correlation, Kerby (2014): (R+ - R-) / (R+ + R-), zeros dropped as in the test
+        ranks = _scipy_stats.rankdata(np.abs(nonzero))
+        effect = float((ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / ranks.sum())
+    walsh = _WalshAverages(d)
+    n = d.size
+
+    def interval(level):
+        exact = n <= 50 and np.all(d != 0) and np.unique(np.abs(d)).size == n
+        null_cdf = _signed_rank_null_cdf(n) if exact else None
+        null_sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - _tie_term(np.abs(d)) / 48)
+        return _rank_interval(walsh, confidence_level=level, alternative=alternative, null_cdf=null_cdf,
+                              null_sd=null_sd, n_label=f"{n} paired values")
+
+    result = ComparisonResult(
+        statistic=statistic, pvalue=pvalue, test="wilcoxon", alternative=alternative, n_a=n, n_b=n,
+        estimate=_median_of(walsh), estimate_name="hodges_lehmann", effect_size=effect,
+        effect_size_name="rank_biserial", paired=True, _interval=interval, _confidence_level=confidence_level)
+    return result, _paired_counts(x, y)
+
+
+def _ttest(x, y, paired, alternative, confidence_level):
+    n_a, n_b = x.size, y.size
+    if paired:
+        d = x - y
+        difference = float(np.mean(d))
+        sd = math.sqrt(_variance(d))
+        constant = bool(np.all(d == d[0])) or sd == 0
+        if constant:
+            difference = float(d[0])
+        standard_error = sd / math.sqrt(n_a)
+        df = n_a - 1
+        effect, effect_name = _standardised(difference, sd), "d_z"
+        counts = _paired_counts(x, y)
+    else:
+        var_a, var_b = _variance(x), _variance(y)
+        difference = float(np.mean(x) - np.mean(y))
+        share_a, share_b = var_a / n_a, var_b / n_b
+        constant = (bool(np.all(x == x[0]) and np.all(y == y[0]))) or share_a + share_b == 0
+        if constant:
+            difference = float(x[0] - y[0])
+        standard_error = math.sqrt(share_a + share_b)
+        # Welch-Satterthwaite degrees of freedom
+        df = (share_a + share_b) ** 2 / (share_a**2 / (n_a - 1) + share_b**2 / (n_b - 1)) if not constant else 1.0
+        pooled_sd = math.sqrt(((n_a - 1) * var_a + (n_b - 1) * var_b) / (n_a + n_b - 2))
+        effect, effect_name = _standardised(difference, pooled_sd), "cohens_d"
+        counts = _cross_pair_counts(x, y)
+    if constant:
+        what = "paired difference" if paired else "value within each sample"
+        _degenerate(f"Every {what} is equal (zero variance), so the t statistic is undefined: returning "
+                    "statistic 0.0 and p-value 1.0 for a zero difference, an infinite statistic otherwise.")
+        statistic, pvalue = _constant_difference_answer(difference, alternative)
+
+        def interval(level):
+            return (difference if alternative != "less" else -math.inf,
+                    difference if alternative != "greater" else math.inf)
+    else:
+        statistic = difference / standard_error
+        pvalue = _pvalue_from_t(statistic, df, alternative)
+
+        def interval(level):
+            return _t_interval(difference, standard_error, df, level, alternative)
+
+    result = ComparisonResult(
+        statistic=float(statistic), pvalue=float(pvalue), test="ttest", alternative=alternative, n_a=n_a,
+        n_b=n_b, estimate=difference, estimate_name="mean_difference", effect_size=effect,
+        effect_size_name=effect_name, paired=paired, _interval=interval, _confidence_level=confidence_level)
+    return result, counts
+
+
+def _mean(values, axis=-1):
+    return np.mean(values, axis=axis)
+
+
+def _mean_difference(x, y, axis=-1):
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+
+def _mean_effect(x, y, paired):
+    """Mean difference, standardised effect and its name for the mean-based resampling tests."""
+    if paired:
+        d = x - y
+        difference = float(np.mean(d))
+        return difference, _standardised(difference, math.sqrt(_variance(d))), "d_z"
+    n_a, n_b = x.size, y.size
+    pooled_var = ((n_a - 1) * _variance(x) + (n_b - 1) * _variance(y)) / (n_a + n_b - 2)
+    difference = float(np.mean(x) - np.mean(y))
+    return difference, _standardised(difference, math.sqrt(pooled_var)), "cohens_d"
+
+
+def _bootstrap_data(x, y, paired):
+    return ((x - y,), _mean) if paired else ((x, y), _mean_difference)
+
+
+def _bootstrap_interval_factory(x, y, paired, alternative, n_resamples, seed):
+    """Lazy BCa interval of the mean difference, reproducible from ``seed``."""
+    data, statistic = _bootstrap_data(x, y, paired)
+
+    def interval(level):
+        res = _scipy_stats.bootstrap(data, statistic, n_resamples=n_resamples, vectorized=True,
+                                     confidence_level=level, alternative=alternative, method="BCa",
+                                     **{_SCIPY_RNG: np.random.default_rng(seed)})
+        return res.confidence_interval.low, res.confidence_interval.high
+    return interval
+
+
+def _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples):
+    n_a, n_b = x.size, y.size
+    difference, effect, effect_name = _mean_effect(x, y, paired)
+    values = x - y if paired else np.concatenate([x, y])
+    if (paired and np.all(values == 0)) or (not paired and np.all(values == values[0])):
+        what = "paired difference is zero" if paired else "value is equal in both samples"
+        _degenerate(f"Every {what}, so every permutation gives the same statistic: returning statistic 0.0 "
+                    "and p-value 1.0.")
+        statistic, pvalue = 0.0, 1.0
+    else:
+        if paired:  # one sample: scipy flips the sign of each difference
+            res = _scipy_stats.permutation_test((values,), _mean, permutation_type="samples", vectorized=True,
+                                                n_resamples=n_resamples, alternative=alternative,
+                                                **{_SCIPY_RNG: generator})
+        else:
+            res = _scipy_stats.permutation_test((x, y), _mean_difference, permutation_type="independent",
+                                                vectorized=True, n_resamples=n_resamples,
+                                                alternative=alternative, **{_SCIPY_RNG: generator})
+        statistic, pvalue = float(res.statistic), float(res.pvalue)
+    seed = int(generator.integers(2**63))
+    if (paired and np.all(values == values[0])) or (not paired and np.all(x == x[0]) and np.all(y == y[0])):
+        def interval(level):
+            return (difference if alternative != "less" else -math.inf,
+                    difference if alternative != "greater" else math.inf)
+    else:
+        interval = _bootstrap_interval_factory(x, y, paired, alternative, n_resamples, seed)
+    result = ComparisonResult(
+        statistic=statistic, pvalue=pvalue, test="permutation", alternative=alternative, n_a=n_a, n_b=n_b,
+        estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,
+        paired=paired, _interval=interval, _confidence_level=confidence_level)
+    return result, _paired_counts(x, y) if paired else _cross_pair_counts(x, y)
+
+
+def _bootstrap_pvalue(distribution, alternative):
+    """Percentile-bootstrap p-value: the smallest alpha whose percentile interval excludes zero.
+
+    Counted as ``(#{theta* <= 0} + 1) / (B + 1)`` for ``"greater"`` (and
+    mirrored for ``"less"``), so that it is never exactly zero.
+    """
+    resamples = distribution.size
+    p_greater = (np.count_nonzero(distribution <= 0) + 1) / (resamples + 1)
+    p_less = (np.count_nonzero(distribution >= 0) + 1) / (resamples + 1)
+    if alternative == "greater":
+        return float(p_greater)
+    if alternative == "less":
+        return float(p_less)
+    return float(min(1.0, 2 * min(p_greater, p_less)))
+
+
+def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples):
+    n_a, n_b = x.size, y.size
+    difference, effect, effect_name = _mean_effect(x, y, paired)
+    data, statistic_function = _bootstrap_data(x, y, paired)
+    constant = bool(np.all(data[0] == data[0][0])) if paired else bool(np.all(x == x[0]) and np.all(y == y[0]))
+    if constant:
+        _degenerate("The data have zero variance, so every bootstrap resample gives the same mean difference: "
+                    "the interval is a single point and the p-value is 1.0 for a zero difference.")
+        difference = float(data[0][0]) if paired else float(x[0] - y[0])
+        pvalue = _bootstrap_pvalue(np.full(n_resamples, difference), alternative)
+
+        def interval(level):
+            return (difference if alternative != "less" else -math.inf,
+                    difference if alternative != "greater" else math.inf)
+    else:
+        res = _scipy_stats.bootstrap(data, statistic_function, n_resamples=n_resamples, vectorized=True,
+                                     confidence_level=confidence_level, alternative=alternative, method="BCa",
+                                     **{_SCIPY_RNG: generator})
+        pvalue = _bootstrap_pvalue(res.bootstrap_distribution, alternative)
+
+        def interval(level):
+            if level == confidence_level:
+                found = res
+            else:  # same resamples, another level
+                found = _scipy_stats.bootstrap(data, statistic_function, n_resamples=0, vectorized=True,
+                                               confidence_level=level, alternative=alternative, method="BCa",
+                                               bootstrap_result=res)
+            return found.confidence_interval.low, found.confidence_interval.high
+    result = ComparisonResult(
+        statistic=difference, pvalue=pvalue, test="bootstrap", alternative=alternative, n_a=n_a, n_b=n_b,
+        estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,
+        paired=paired, _interval=interval, _confidence_level=confidence_level)
+    return result, _paired_counts(x, y) if paired else _cross_pair_counts(x, y)
+
+
+def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_resamples, label_a="a", label_b="b"):
+    """Validate, pair and run one comparison. Returns ``(result, (wins, ties, losses))``."""
+    _check_choice(test, "test", _TESTS)
+    _check_choice(alternative, "alternative", _ALTERNATIVES)
+    confidence_level = _check_confidence_level(confidence_level)
+    n_resamples = _check_n_resamples(n_resamples)
+    paired = _check_paired(paired)
+    generator = _check_rng(rng)
+    x, y, paired, test, (n_unpaired_a, n_unpaired_b) = _prepare(a, b, metric=metric, test=test, paired=paired,
+                                                                label_a=label_a, label_b=label_b)
+    if test == "mannwhitneyu":
+        result, counts = _mann_whitney(x, y, alternative, confidence_level)
+    elif test == "wilcoxon":
+        result, counts = _wilcoxon(x, y, alternative, confidence_level)
+    elif test == "ttest":
+        result, counts = _ttest(x, y, paired, alternative, confidence_level)
+    elif test == "permutation":
+        result, counts = _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples)
+    else:
+        result, counts = _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples)
+    if n_unpaired_a or n_unpaired_b:
+        result = replace(result, n_unpaired_a=n_unpaired_a, n_unpaired_b=n_unpaired_b, _cache={})
+    return result, counts

@@ -1,0 +1,101 @@
+"""Argument checks and per-query values: the one place that validates what users pass to the tests."""
+
+import inspect
+import numbers
+from collections.abc import Mapping
+
+import numpy as np
+from scipy import stats as _scipy_stats
+
+_ALTERNATIVES = ("two-sided", "less", "greater")
+_TESTS = ("auto", "mannwhitneyu", "wilcoxon", "ttest", "permutation", "bootstrap")
+_CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
+_BOOTSTRAP_METHODS = ("percentile", "basic", "BCa")
+# scipy >= 1.15 names the generator argument of its resampling functions `rng`; older releases `random_state`
+_SCIPY_RNG = "rng" if "rng" in inspect.signature(_scipy_stats.permutation_test).parameters else "random_state"
+
+
+def _format_choices(allowed):
+    return "{" + ", ".join(repr(choice) for choice in allowed) + "}"
+
+
+def _check_choice(value, name, allowed):
+    if value is None:
+        ok = None in allowed
+    else:
+        ok = isinstance(value, str) and value in allowed
+    if not ok:
+        raise ValueError(f"`{name}` must be one of {_format_choices(allowed)}. Got {value!r} instead.")
+    return value
+
+
+def _check_confidence_level(confidence_level):
+    if (isinstance(confidence_level, (bool, np.bool_)) or not isinstance(confidence_level, numbers.Real)
+            or not 0 < confidence_level < 1):
+        raise ValueError("`confidence_level` must be a number strictly between 0 and 1. "
+                         f"Got {confidence_level!r} instead.")
+    return float(confidence_level)
+
+
+def _check_n_resamples(n_resamples):
+    if (isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, numbers.Integral)
+            or n_resamples < 1):
+        raise ValueError(f"`n_resamples` must be a positive integer. Got {n_resamples!r} instead.")
+    return int(n_resamples)
+
+
+def _check_paired(paired):
+    if paired is None:
+        return None
+    if isinstance(paired, (bool, np.bool_)):
+        return bool(paired)
+    raise ValueError(f"`paired` must be None, True or False. Got {paired!r} instead.")
+
+
+def _check_rng(rng):
+    """Return a numpy Generator built from ``rng`` (None, a seed or a Generator)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
+        if rng < 0:
+            raise ValueError(f"`rng` must be a non-negative integer seed. Got {rng!r} instead.")
+        return np.random.default_rng(int(rng))
+    raise TypeError("`rng` must be None, a non-negative int or a numpy.random.Generator. "
+                    f"Got {type(rng).__name__} instead.")
+
+
+def _preview(items, limit=10):
+    items = list(items)
+    shown = ", ".join(repr(item.item() if isinstance(item, np.generic) else item) for item in items[:limit])
+    more = f", ... ({len(items) - limit} more)" if len(items) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def _is_report(obj):
+    return isinstance(getattr(obj, "per_query", None), Mapping)
+
+
+def _as_values(values, name, *, qid=None):
+    """Validate one sample of per-query values: a finite 1-D float array of at least two values."""
+    if _is_report(values):
+        raise TypeError(f"`{name}` is a report; pass reports to compare(..., metric=...), "
+                        "or pass report.per_query[metric] here. "
+                        f"Got {type(values).__name__} instead.")
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` must be a 1-D array of numbers. Got {type(values).__name__} instead.") from exc
+    if array.ndim != 1:
+        raise ValueError(f"`{name}` must be a 1-D array of per-query values. "
+                         f"Got an array of shape {array.shape} instead.")
+    if array.size < 2:
+        raise ValueError(f"`{name}` needs at least two values. Got {array.size} instead.")
+    bad = np.flatnonzero(~np.isfinite(array))
+    if bad.size:
+        where = (f"query ids {_preview(np.asarray(qid)[bad])}" if qid is not None
+                 else f"positions {_preview(bad)}")
+        raise ValueError(f"`{name}` must not contain NaN or infinite values. "
+                         f"Got {array[bad[0]]} at {where} instead.")
+    return array
