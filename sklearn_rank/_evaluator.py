@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import inspect
 import warnings
 
 import numpy as np
 from sklearn import get_config
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
-from sklearn.utils import _safe_indexing
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -17,16 +15,11 @@ from sklearn.utils.validation import check_is_fitted
 from ._inputs import _query_codes
 from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
                       parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
+from ._sklearn_compat import EvaluatorTagsMixin, check_features, safe_indexing
 from .metrics import evaluate
 
 __all__ = ["RankingEvaluator"]
 
-try:  # scikit-learn >= 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
-except ImportError:  # pragma: no cover - scikit-learn 1.4 and 1.5
-    _validate_data = None
-
-_HAS_SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
 _DEFAULT_REPORT_METRICS = ("mrr", "map", "ndcg@10")
 
 
@@ -34,10 +27,7 @@ def _check_features(estimator, X, *, reset):
     """Record or check n_features_in_ and feature_names_in_ without converting X."""
     if not reset and _same_features(estimator, X):
         return X
-    if _validate_data is not None:
-        validate_data_kwargs = {"reset": reset, "skip_check_array": True}
-        return _validate_data(estimator, X, **validate_data_kwargs)
-    return estimator._validate_data(X, reset=reset, cast_to_ndarray=False)  # pragma: no cover
+    return check_features(estimator, X, reset=reset)
 
 
 def _same_features(estimator, X):
@@ -87,7 +77,7 @@ def _is_row_aligned(value, n_rows):
     return len(shape) >= 1 and shape[0] == n_rows
 
 
-class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
+class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     """Wrap a regressor, classifier or ranker; its ``score`` is a ranking metric.
 
     ``RankingEvaluator`` puts any estimator into scikit-learn's model selection
@@ -292,9 +282,9 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                 raise ValueError(self._missing_qid(X))
             codes = np.zeros(n_rows, dtype=np.intp)
         order = np.argsort(codes, kind="stable")
-        X = _safe_indexing(X, order)
-        y = _safe_indexing(y, order)
-        params = {key: (_safe_indexing(value, order) if _is_row_aligned(value, n_rows) else value)
+        X = safe_indexing(X, order)
+        y = safe_indexing(y, order)
+        params = {key: (safe_indexing(value, order) if _is_row_aligned(value, n_rows) else value)
                   for key, value in params.items()}
         sorted_codes = codes[order]
         if mode == "qid":
@@ -488,37 +478,7 @@ class RankingEvaluator(MetaEstimatorMixin, BaseEstimator):
                 .add_self_request(self)
                 .add(estimator=self.estimator, method_mapping=MethodMapping().add(caller="fit", callee="fit")))
 
-    if _HAS_SKLEARN_TAGS:
-
-        def __sklearn_tags__(self):
-            from sklearn.utils import get_tags
-
-            tags = super().__sklearn_tags__()
-            inner = get_tags(self.estimator)
-            tags.estimator_type = inner.estimator_type
-            tags.target_tags = copy.deepcopy(inner.target_tags)
-            tags.input_tags = copy.deepcopy(inner.input_tags)
-            tags.non_deterministic = inner.non_deterministic
-            tags.classifier_tags = copy.deepcopy(inner.classifier_tags)
-            tags.regressor_tags = copy.deepcopy(inner.regressor_tags)
-            if tags.regressor_tags is not None:
-                # score() is a ranking metric, not R²: the common checks' R² threshold (on targets that are
-                # not relevance grades, some negative) does not apply.
-                tags.regressor_tags.poor_score = True
-            return tags
-
-    else:  # pragma: no cover - scikit-learn < 1.6
-
-        @property
-        def _estimator_type(self):
-            return getattr(self.estimator, "_estimator_type", None)
-
-        def _more_tags(self):
-            tags = dict(self.estimator._get_tags()) if hasattr(self.estimator, "_get_tags") else {}
-            tags.pop("_xfail_checks", None)
-            if getattr(self.estimator, "_estimator_type", None) == "regressor":
-                tags["poor_score"] = True
-            return tags
+    # Estimator tags (the wrapped estimator's, poor_score for regressors): EvaluatorTagsMixin.
 
 
 def _distinct_queries(query, n_rows):

@@ -18,12 +18,11 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
-from sklearn.utils import _safe_indexing
-from sklearn.utils.metadata_routing import (UNCHANGED, MetadataRequest, _MetadataRequester,
-                                            get_routing_for_object)
+from sklearn.utils.metadata_routing import UNCHANGED
 
 from ._inputs import GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option, check_relevance_level
 from ._registry import MetricSpec, get_metric
+from ._sklearn_compat import ScorerRequester, safe_indexing
 from .metrics import evaluate
 
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers"]
@@ -133,7 +132,7 @@ def read_qid_column(X, position):
     """The query ids held in column ``position`` of X, as a 1-D numpy array."""
     if hasattr(X, "iloc"):  # pandas, without the generic indexing's overhead
         return np.asarray(X.iloc[:, position].to_numpy())
-    column = _safe_indexing(X, position, axis=1)
+    column = safe_indexing(X, position, axis=1)
     if sp.issparse(column):
         return column.toarray().ravel()
     column = np.asarray(column)
@@ -157,7 +156,7 @@ def drop_column(X, position):
         return X.iloc[:, keep]
     if isinstance(X, np.ndarray):
         return X[:, keep]
-    return _safe_indexing(X, keep, axis=1)
+    return safe_indexing(X, keep, axis=1)
 
 
 def describe_missing_qid(owner, qid, X, extra=""):
@@ -377,12 +376,7 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
 # --------------------------------------------------------------------------------------
 
 
-def _metadata_owner(obj):
-    # scikit-learn >= 1.8 formats the owner with its _routing_repr; older versions print it.
-    return repr(obj)
-
-
-class RankingScorer(_MetadataRequester):
+class RankingScorer(ScorerRequester):
     """A scorer ``scorer(estimator, X, y, *, qid=None, sample_weight=None)`` for one ranking metric.
 
     Build it with :func:`make_ranking_scorer`, :func:`get_scorer` or
@@ -458,22 +452,10 @@ class RankingScorer(_MetadataRequester):
         report = evaluate(**inputs, metrics=[self._spec.name], sample_weight=sample_weight, **self.params)
         return float(self._sign * report.summary[self._spec.name])
 
-    # ---- scikit-learn integration -----------------------------------------------------
+    # ---- scikit-learn integration (the private hooks are in ScorerRequester) ------------
 
-    def _accept_sample_weight(self):
-        # Read by scikit-learn >= 1.7 (_MultimetricScorer, BaseSearchCV) when routing is off.
-        return True
-
-    def _routing_repr(self):
-        return repr(self)
-
-    def _get_metadata_request(self):
-        if hasattr(self, "_metadata_request"):
-            return get_routing_for_object(self._metadata_request)
-        requests = MetadataRequest(owner=_metadata_owner(self))
-        requests.score.add_request(param="qid", alias=True)
-        requests.score.add_request(param="sample_weight", alias=None)
-        return requests
+    # Query ids are requested by default, sample weights only when asked for.
+    _default_score_requests = (("qid", True), ("sample_weight", None))
 
     def set_score_request(self, *, qid=UNCHANGED, sample_weight=UNCHANGED):
         """Set which routed metadata the scorer receives (metadata routing only).
@@ -495,12 +477,8 @@ class RankingScorer(_MetadataRequester):
         if not get_config().get("enable_metadata_routing", False):
             raise RuntimeError("set_score_request is only available when metadata routing is enabled: "
                                "sklearn.set_config(enable_metadata_routing=True).")
-        requests = self._get_metadata_request()
-        for param, alias in (("qid", qid), ("sample_weight", sample_weight)):
-            if alias is not UNCHANGED:
-                requests.score.add_request(param=param, alias=alias)
-        self._metadata_request = requests
-        return self
+        aliases = {"qid": qid, "sample_weight": sample_weight}
+        return self._set_score_requests({param: alias for param, alias in aliases.items() if alias is not UNCHANGED})
 
     # ---- value semantics ---------------------------------------------------------------
 

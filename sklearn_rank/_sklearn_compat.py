@@ -1,0 +1,136 @@
+"""The one module that touches scikit-learn's private names or branches on its version.
+
+sklearn-rank supports scikit-learn 1.4 to 1.9. Everything below either imports a name with a
+leading underscore, implements a private hook that scikit-learn reads, or picks between versions;
+the rest of the package uses only scikit-learn's public API and the names defined here
+(``tests/test_sklearn_compat.py`` checks that). When a supported version changes one of these,
+this is the only file to change.
+
+What each scikit-learn version needs:
+
+- ``_safe_indexing`` (all versions): rows or columns of arrays, sparse matrices, DataFrames and
+  lists. Private by name, but in scikit-learn's API reference and kept importable from
+  ``sklearn.utils`` for third-party estimators.
+- Feature checks: ``sklearn.utils.validation.validate_data`` from 1.6 on; the
+  ``BaseEstimator._validate_data`` method in 1.4 and 1.5.
+- Estimator tags: ``__sklearn_tags__`` (dataclasses, ``sklearn.utils.get_tags``) from 1.6 on;
+  the ``_more_tags`` / ``_get_tags`` dictionaries, ``_xfail_checks`` and ``_estimator_type``
+  in 1.4 and 1.5.
+- Metadata routing of a scorer: the private base ``_MetadataRequester`` and its hook
+  ``_get_metadata_request`` (all versions); ``_accept_sample_weight``, read by
+  ``_MultimetricScorer`` and the searches when routing is off (1.7 on); ``_routing_repr``, the
+  scorer's name in routing messages (1.8 on). Older versions ignore the hooks they do not know.
+
+Not here, because they are scikit-learn's documented extension points in every supported version:
+the ``__metadata_request__<method>`` class attributes of a consumer (``RankingEvaluator``,
+``QueryGroupKFold``) and the public ``sklearn.utils.metadata_routing`` names.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from sklearn.base import BaseEstimator
+from sklearn.utils import _safe_indexing
+from sklearn.utils.metadata_routing import MetadataRequest, _MetadataRequester, get_routing_for_object
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # pragma: no cover - scikit-learn 1.4 and 1.5
+    _validate_data = None
+
+__all__ = ["SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester", "check_features", "safe_indexing"]
+
+# scikit-learn >= 1.6: tags are dataclasses built by __sklearn_tags__; before, dictionaries (_more_tags).
+SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
+
+# Rows (axis=0) or columns (axis=1) of arrays, sparse matrices, DataFrames and lists; the same
+# signature in scikit-learn 1.4 to 1.9.
+safe_indexing = _safe_indexing
+
+
+def check_features(estimator, X, *, reset):
+    """Record (``reset=True``) or check ``n_features_in_`` and ``feature_names_in_`` without converting X.
+
+    scikit-learn's own errors and warnings for a mismatch (number of features, feature names).
+    """
+    if _validate_data is not None:  # scikit-learn >= 1.6
+        return _validate_data(estimator, X, reset=reset, skip_check_array=True)
+    return estimator._validate_data(X, reset=reset, cast_to_ndarray=False)  # pragma: no cover - 1.4, 1.5
+
+
+class EvaluatorTagsMixin:
+    """Estimator tags of a meta-estimator whose ``score`` is a ranking metric.
+
+    The tags are those of the wrapped ``self.estimator`` (estimator type, input, target,
+    classifier and regressor tags, non-determinism), except that a regressor gets the
+    ``poor_score`` tag: ``score`` is a ranking metric, not R², so the common checks' R² threshold
+    (on targets that are not relevance grades, some negative) does not apply. Put it before
+    ``BaseEstimator`` in the bases.
+    """
+
+    if SKLEARN_TAGS:  # scikit-learn >= 1.6
+
+        def __sklearn_tags__(self):
+            from sklearn.utils import get_tags
+
+            tags = super().__sklearn_tags__()
+            inner = get_tags(self.estimator)
+            tags.estimator_type = inner.estimator_type
+            tags.target_tags = copy.deepcopy(inner.target_tags)
+            tags.input_tags = copy.deepcopy(inner.input_tags)
+            tags.non_deterministic = inner.non_deterministic
+            tags.classifier_tags = copy.deepcopy(inner.classifier_tags)
+            tags.regressor_tags = copy.deepcopy(inner.regressor_tags)
+            if tags.regressor_tags is not None:
+                tags.regressor_tags.poor_score = True
+            return tags
+
+    else:  # pragma: no cover - scikit-learn 1.4 and 1.5
+
+        @property
+        def _estimator_type(self):
+            return getattr(self.estimator, "_estimator_type", None)
+
+        def _more_tags(self):
+            tags = dict(self.estimator._get_tags()) if hasattr(self.estimator, "_get_tags") else {}
+            tags.pop("_xfail_checks", None)
+            if getattr(self.estimator, "_estimator_type", None) == "regressor":
+                tags["poor_score"] = True
+            return tags
+
+
+class ScorerRequester(_MetadataRequester):
+    """The metadata-routing side of a scorer that takes ``sample_weight``.
+
+    A subclass lists the metadata its ``__call__`` requests by default in
+    ``_default_score_requests`` (``(param, alias)`` pairs, as ``add_request`` takes them) and
+    changes them with :meth:`_set_score_requests`.
+    """
+
+    _default_score_requests = ()
+
+    def _accept_sample_weight(self):
+        # Read by scikit-learn >= 1.7 (_MultimetricScorer, BaseSearchCV) when routing is off.
+        return True
+
+    def _routing_repr(self):
+        # scikit-learn >= 1.8 names the scorer with it in routing messages.
+        return repr(self)
+
+    def _get_metadata_request(self):
+        if hasattr(self, "_metadata_request"):
+            return get_routing_for_object(self._metadata_request)
+        # A string owner reads the same in the messages of every supported version.
+        requests = MetadataRequest(owner=repr(self))
+        for param, alias in self._default_score_requests:
+            requests.score.add_request(param=param, alias=alias)
+        return requests
+
+    def _set_score_requests(self, requests):
+        """Apply ``{param: alias}`` to the score requests (each alias as ``add_request`` takes it)."""
+        current = self._get_metadata_request()
+        for param, alias in requests.items():
+            current.score.add_request(param=param, alias=alias)
+        self._metadata_request = current
+        return self
