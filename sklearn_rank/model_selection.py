@@ -152,10 +152,6 @@ class QueryGroupKFold(BaseCrossValidator):
             in_test = fold_of_row == fold
             yield rows[~in_test], rows[in_test]
 
-    def _iter_test_indices(self, X=None, y=None, groups=None):  # pragma: no cover - split() is overridden
-        for _, test in self.split(X, y, groups):
-            yield test
-
 
 def _n_rows(X):
     """Number of rows of X: ``shape[0]`` when X has a shape (arrays, DataFrames, sparse matrices, whose
