@@ -7,7 +7,7 @@ from scipy import stats as _scipy_stats
 
 from ..exceptions import DegenerateDataWarning
 from ._results import ConfidenceInterval
-from ._validation import (_BOOTSTRAP_METHODS, _SCIPY_RNG, _as_values, _check_confidence_level, _check_n_resamples,
+from ._validation import (_BOOTSTRAP_METHODS, _as_values, _check_confidence_level, _check_n_resamples,
                           _check_rng, _format_choices)
 
 
@@ -75,5 +75,5 @@ def bootstrap_ci(values, *, statistic=np.mean, confidence_level=0.95, n_resample
                       "the single point statistic(values).", DegenerateDataWarning, stacklevel=2)
         return ConfidenceInterval(point, point)
     res = _scipy_stats.bootstrap((array,), statistic, n_resamples=n_resamples, confidence_level=confidence_level,
-                                 method=methods[method.lower()], **{_SCIPY_RNG: generator})
+                                 method=methods[method.lower()], rng=generator)
     return ConfidenceInterval(float(res.confidence_interval.low), float(res.confidence_interval.high))

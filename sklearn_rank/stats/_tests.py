@@ -12,7 +12,7 @@ from ._hodges_lehmann import (_mann_whitney_null_cdf, _median_of, _PairwiseDiffe
                               _signed_rank_null_cdf, _tie_term, _WalshAverages)
 from ._pairing import _prepare
 from ._results import ComparisonResult
-from ._validation import (_ALTERNATIVES, _SCIPY_RNG, _TESTS, _check_choice, _check_confidence_level,
+from ._validation import (_ALTERNATIVES, _TESTS, _check_choice, _check_confidence_level,
                           _check_n_resamples, _check_paired, _check_rng)
 
 
@@ -212,7 +212,7 @@ def _bootstrap_interval_factory(x, y, paired, alternative, n_resamples, seed):
     def interval(level):
         res = _scipy_stats.bootstrap(data, statistic, n_resamples=n_resamples, vectorized=True,
                                      confidence_level=level, alternative=alternative, method="BCa",
-                                     **{_SCIPY_RNG: np.random.default_rng(seed)})
+                                     rng=np.random.default_rng(seed))
         return res.confidence_interval.low, res.confidence_interval.high
     return interval
 
@@ -230,11 +230,11 @@ def _permutation(x, y, paired, alternative, confidence_level, generator, n_resam
         if paired:  # one sample: scipy flips the sign of each difference
             res = _scipy_stats.permutation_test((values,), _mean, permutation_type="samples", vectorized=True,
                                                 n_resamples=n_resamples, alternative=alternative,
-                                                **{_SCIPY_RNG: generator})
+                                                rng=generator)
         else:
             res = _scipy_stats.permutation_test((x, y), _mean_difference, permutation_type="independent",
                                                 vectorized=True, n_resamples=n_resamples,
-                                                alternative=alternative, **{_SCIPY_RNG: generator})
+                                                alternative=alternative, rng=generator)
         statistic, pvalue = float(res.statistic), float(res.pvalue)
     seed = int(generator.integers(2**63))
     if (paired and np.all(values == values[0])) or (not paired and np.all(x == x[0]) and np.all(y == y[0])):
@@ -283,7 +283,7 @@ def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_re
     else:
         res = _scipy_stats.bootstrap(data, statistic_function, n_resamples=n_resamples, vectorized=True,
                                      confidence_level=confidence_level, alternative=alternative, method="BCa",
-                                     **{_SCIPY_RNG: generator})
+                                     rng=generator)
         pvalue = _bootstrap_pvalue(res.bootstrap_distribution, alternative)
 
         def interval(level):

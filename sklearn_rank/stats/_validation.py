@@ -1,18 +1,14 @@
 """Argument checks and per-query values: the one place that validates what users pass to the tests."""
 
-import inspect
 import numbers
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import stats as _scipy_stats
 
 _ALTERNATIVES = ("two-sided", "less", "greater")
 _TESTS = ("auto", "mannwhitneyu", "wilcoxon", "ttest", "permutation", "bootstrap")
 _CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
 _BOOTSTRAP_METHODS = ("percentile", "basic", "BCa")
-# scipy >= 1.15 names the generator argument of its resampling functions `rng`; older releases `random_state`
-_SCIPY_RNG = "rng" if "rng" in inspect.signature(_scipy_stats.permutation_test).parameters else "random_state"
 
 
 def _format_choices(allowed):
@@ -53,17 +49,20 @@ def _check_paired(paired):
 
 
 def _check_rng(rng):
-    """Return a numpy Generator built from ``rng`` (None, a seed or a Generator)."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None:
-        return np.random.default_rng()
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)):
+    """``numpy.random.default_rng(rng)`` for what the tests accept: None, a non-negative int seed or a Generator.
+
+    A Generator comes back as it is (its state advances with use); other seeds numpy also accepts
+    (a SeedSequence, a RandomState on NumPy 2) are refused, so every NumPy version takes the same arguments.
+    """
+    if isinstance(rng, (bool, np.bool_)) or not (rng is None or isinstance(rng, (numbers.Integral,
+                                                                                 np.random.Generator))):
+        raise TypeError("`rng` must be None, a non-negative int or a numpy.random.Generator. "
+                        f"Got {type(rng).__name__} instead.")
+    if isinstance(rng, numbers.Integral):
         if rng < 0:
             raise ValueError(f"`rng` must be a non-negative integer seed. Got {rng!r} instead.")
-        return np.random.default_rng(int(rng))
-    raise TypeError("`rng` must be None, a non-negative int or a numpy.random.Generator. "
-                    f"Got {type(rng).__name__} instead.")
+        rng = int(rng)
+    return np.random.default_rng(rng)
 
 
 def _preview(items, limit=10):
