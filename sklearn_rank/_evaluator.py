@@ -12,11 +12,11 @@ from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, proces
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._engine import evaluate as engine_evaluate
 from ._inputs import _query_codes
 from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
                       parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
 from ._sklearn_compat import EvaluatorTagsMixin, check_features, safe_indexing
-from .metrics import evaluate
 
 __all__ = ["RankingEvaluator"]
 
@@ -381,7 +381,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
                                 missing_qid_message=lambda: self._missing_qid(X),
                                 relevance_level=params.get("relevance_level"))
         self._check_scored_queries(query, inputs)
-        return evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **params)
+        return engine_evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **params)
 
     def _check_scored_queries(self, query, inputs):
         """Warn when score() gets no query ids although fit() did, or scores queries that fit saw in part.

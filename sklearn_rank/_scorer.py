@@ -8,7 +8,8 @@ read in ``estimator.classes_`` order. The scorer here works both out:
   query-id column of ``X``;
 - the layout follows the estimator and ``y`` (see :func:`make_ranking_scorer`).
 
-The metric itself is always computed by :func:`sklearn_rank.evaluate`.
+The metric itself is always computed by the engine's one entry (``_engine.evaluate``,
+the function behind :func:`sklearn_rank.evaluate`).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED
 
+from ._engine import evaluate as engine_evaluate
 from ._inputs import GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option, check_relevance_level
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import ScorerRequester, safe_indexing
-from .metrics import evaluate
 
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers"]
 
@@ -449,7 +450,7 @@ class RankingScorer(ScorerRequester):
         inputs = ranking_inputs(estimator, X, y_true, query, allow_single_query=False,
                                 missing_qid_message=lambda: describe_missing_qid(repr(self), self.qid, X),
                                 relevance_level=self.params.get("relevance_level"))
-        report = evaluate(**inputs, metrics=[self._spec.name], sample_weight=sample_weight, **self.params)
+        report = engine_evaluate(**inputs, metrics=[self._spec.name], sample_weight=sample_weight, **self.params)
         return float(self._sign * report.summary[self._spec.name])
 
     # ---- scikit-learn integration (the private hooks are in ScorerRequester) ------------
