@@ -25,13 +25,13 @@ class RankingReport:
     n_skipped : int
         Number of queries skipped because they have no relevant item
         (``no_relevant="skip"``).
+    params : dict
+        The options the metrics were computed with (``ties``, ``targets``, ...).
     n_missing : int
         Retrieval setting (``judged=``): number of judged queries that have no
         candidate row at all. They are left out of ``n_queries`` with
         ``missing="skip"`` and counted as evaluated queries scoring 0 with
         ``missing="zero"`` (trec_eval's ``-c``).
-    params : dict
-        The options the metrics were computed with (``ties``, ``targets``, ...).
     """
 
     def __init__(self, summary, per_query, n_queries, n_skipped, params, n_missing=0):

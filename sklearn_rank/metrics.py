@@ -6,6 +6,9 @@ validates the input, computes the ranks once and runs the kernels.
 
 from __future__ import annotations
 
+import inspect
+import itertools
+
 import numpy as np
 
 from . import _engine
@@ -17,34 +20,150 @@ __all__ = [
     "precision_at_k", "recall_at_k", "r_precision", "mean_rank",
 ]
 
-_COMMON_DOC = """
-    qid : array-like of shape (n_rows,), default=None
-        Query id of each row (grouped layout). Without it, 1-D input is one query.
-    ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default="expected"
-        How tied scores are ranked. ``"expected"`` is the exact expectation over
-        every ordering of the tied items.
-    exclude : array-like of bool or sparse matrix, default=None
-        Candidates removed before ranking (filtered protocol): shaped like
-        ``y_score`` (a sparse matrix is accepted in the label-index layout).
-    labels : array-like of shape (n_candidates,), default=None
-        Label-index layout: the class label of each column of ``y_score``.
-    relevance_level : float, default=None
-        An item is relevant when ``y_true >= relevance_level`` (default: ``y_true > 0``).
-    gain : {"linear", "exponential"}, default="linear"
-        (n)DCG gain: ``rel`` or ``2**rel - 1``.
-    no_relevant : {"skip", "zero", "error"}, default="skip"
-        What to do with queries without a relevant item.
-    sample_weight : array-like, default=None
-        One weight per query (grouped layout: per row, constant within a query).
-    targets : {"first", "all"}, default="first"
-        Rank statistics: rank of the best-ranked relevant item per query, or of
-        every relevant item against the non-relevant candidates only.
-    judged : tuple of (qid, relevance) arrays, default=None
-        Retrieval setting: every judged item of every query, retrieved or not;
-        relevant items missing from the candidates still count in the
-        denominators of AP, recall, R-precision and in the ideal DCG."""
+# --------------------------------------------------------------------------------------------
+# Docstrings: each function documents exactly its own parameters, in signature order.
+# --------------------------------------------------------------------------------------------
+# numpydoc entries shared by the functions that take the parameter. A key naming several
+# parameters ("y_true, y_score") is one combined entry for those consecutive parameters.
+_PARAMETER_DOCS = {
+    "y_true, y_score": """
+y_true, y_score : array-like
+    Any layout (see :func:`evaluate`).""",
+    "qid": """
+qid : array-like of shape (n_rows,), default=None
+    Query id of each row (grouped layout). Without it, 1-D input is one query.""",
+    "ties": """
+ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default="expected"
+    How tied scores are ranked. ``"expected"`` is the exact expectation over
+    every ordering of the tied items.""",
+    "exclude": """
+exclude : array-like of bool or sparse matrix, default=None
+    Candidates removed before ranking (filtered protocol): shaped like
+    ``y_score`` (a sparse matrix is accepted in the label-index layout).""",
+    "labels": """
+labels : array-like of shape (n_candidates,), default=None
+    Label-index layout: the class label of each column of ``y_score``.""",
+    "relevance_level": """
+relevance_level : float, default=None
+    An item is relevant when ``y_true >= relevance_level`` (default: ``y_true > 0``).""",
+    "gain": """
+gain : {"linear", "exponential"}, default="linear"
+    (n)DCG gain: ``rel`` or ``2**rel - 1``.""",
+    "no_relevant": """
+no_relevant : {"skip", "zero", "error"}, default="skip"
+    What to do with queries without a relevant item.""",
+    "sample_weight": """
+sample_weight : array-like, default=None
+    One weight per query (grouped layout: per row, constant within a query).""",
+    "targets": """
+targets : {"first", "all"}, default="first"
+    Rank statistics: rank of the best-ranked relevant item per query, or of
+    every relevant item against the non-relevant candidates only.""",
+    "judged": """
+judged : tuple of (qid, relevance) arrays, default=None
+    Retrieval setting: every judged item of every query, retrieved or not;
+    relevant items missing from the candidates still count in the
+    denominators of AP, recall, R-precision and in the ideal DCG.""",
+    "missing": """
+missing : {"skip", "zero"}, default="skip"
+    With ``judged``: what to do with judged queries that have no
+    candidate row at all (the system retrieved nothing for them). They
+    are counted in ``report.n_missing`` either way; ``"skip"`` leaves them
+    out (trec_eval's default), ``"zero"`` scores every list metric 0 for
+    them (trec_eval's ``-c``, ranx). Rank statistics have no rank for such
+    a query: NaN per query, and the pooled value is unchanged.""",
+}
 
 
+def _is_section_header(lines, i):
+    """Whether ``lines[i]`` is a numpydoc section title (underlined by dashes on the next line)."""
+    if i + 1 >= len(lines) or not lines[i].strip():
+        return False
+    underline = lines[i + 1].strip()
+    return len(underline) >= 3 and set(underline) == {"-"}
+
+
+def _split_entries(body, indent):
+    """Parameter entries of a section body: {(name, ...): lines}, each line without ``indent``."""
+    entries = {}
+    current = None
+    for line in body:
+        if line.strip() and len(line) - len(line.lstrip()) == len(indent):
+            header = line.strip().partition(" :")[0].replace("\\", "")
+            names = tuple(name.strip() for name in header.split(","))
+            if any(name in seen for seen in entries for name in names):
+                raise TypeError(f"Parameter entry {line.strip()!r} documents a parameter a second time.")
+            current = entries[names] = []
+        elif current is None:
+            if line.strip():
+                raise TypeError(f"Text before the first parameter entry: {line.strip()!r}.")
+            continue
+        current.append(line[len(indent):] if line.strip() else "")
+    for lines in entries.values():
+        while lines and not lines[-1]:
+            lines.pop()
+    return entries
+
+
+def _document_parameters(func):
+    """Fill the "Parameters" section of ``func``'s docstring from its signature.
+
+    The section may hold entries of the function's own; every other parameter takes
+    its entry from ``_PARAMETER_DOCS``. Entries are written in signature order. A
+    parameter without an entry, or an entry naming no parameter of ``func``, raises
+    at import: the documentation cannot drift from the signature.
+    """
+    if func.__doc__ is None:  # python -OO strips docstrings
+        return func
+    where = ".".join(filter(None, [func.__module__, func.__qualname__]))
+    lines = func.__doc__.split("\n")
+    head = next((i for i in range(len(lines)) if lines[i].strip() == "Parameters"
+                 and _is_section_header(lines, i)), None)
+    if head is None:
+        raise TypeError(f"The docstring of {where} has no 'Parameters' section.")
+    indent = lines[head][:len(lines[head]) - len(lines[head].lstrip())]
+    end = next((i for i in range(head + 2, len(lines)) if _is_section_header(lines, i)), len(lines))
+    own = _split_entries(lines[head + 2:end], indent)
+    shared = {tuple(name.strip() for name in key.split(",")): text.strip("\n").split("\n")
+              for key, text in _PARAMETER_DOCS.items()}
+
+    signature = inspect.signature(func)
+    stars = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+    params = [stars.get(p.kind, "") + p.name for p in signature.parameters.values()]
+    if params[:1] in (["self"], ["cls"]):
+        params = params[1:]
+    documented_here = {name for names in own for name in names}
+    unknown = sorted(documented_here - set(params))
+    if unknown:
+        raise TypeError(f"The docstring of {where} documents {unknown}, which are not parameters of "
+                        f"{func.__qualname__}{signature}.")
+    section, i = [], 0
+    while i < len(params):
+        # The function's own entry for params[i] (and the parameters after it, for a combined
+        # entry); else the longest shared entry that documents nothing the function writes itself.
+        candidates = [names for names in own if tuple(params[i:i + len(names)]) == names]
+        source = own
+        if not candidates:
+            candidates = [names for names in shared if tuple(params[i:i + len(names)]) == names
+                          and not documented_here.intersection(names)]
+            source = shared
+        if not candidates:
+            misplaced = [names for names in own if params[i] in names]
+            if misplaced:
+                raise TypeError(f"The docstring of {where} documents {', '.join(misplaced[0])} together, "
+                                f"but they are not consecutive parameters of {func.__qualname__}.")
+            raise TypeError(f"Parameter {params[i]!r} of {where} is not documented: write its entry "
+                            "in the docstring's 'Parameters' section or in _PARAMETER_DOCS.")
+        names = max(candidates, key=len)
+        section.extend(indent + line if line else "" for line in source[names])
+        i += len(names)
+    body = lines[head + 2:end]
+    trailing = len(body) - len(list(itertools.dropwhile(lambda line: not line.strip(), reversed(body))))
+    func.__doc__ = "\n".join(lines[:head + 2] + section + body[len(body) - trailing:] + lines[end:])
+    return func
+
+
+@_document_parameters
 def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties="expected", exclude=None,
              labels=None, relevance_level=None, gain="linear", no_relevant="skip", sample_weight=None,
              targets="first", judged=None, missing="skip"):
@@ -61,14 +180,6 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
         Scores, shaped like ``y_true`` or (n_queries, n_candidates).
     metrics : str or sequence of str, default=("mrr", "map", "ndcg@10")
         Metric names (see :func:`metric_names`).
-    {common}
-    missing : {{"skip", "zero"}}, default="skip"
-        With ``judged``: what to do with judged queries that have no
-        candidate row at all (the system retrieved nothing for them). They
-        are counted in ``report.n_missing`` either way; ``"skip"`` leaves them
-        out (trec_eval's default), ``"zero"`` scores every list metric 0 for
-        them (trec_eval's ``-c``, ranx). Rank statistics have no rank for such
-        a query: NaN per query, and the pooled value is unchanged.
 
     Returns
     -------
@@ -81,7 +192,7 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
 
     See Also
     --------
-    compute_ranks : the ranks behind the rank statistics.
+    compute_ranks : The ranks behind the rank statistics.
 
     Examples
     --------
@@ -90,8 +201,8 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
     >>> y_score = [0.9, 0.8, 0.1, 0.3, 0.6, 0.2]
     >>> qid = [1, 1, 1, 2, 2, 2]
     >>> report = evaluate(y_true, y_score, qid=qid, metrics=["mrr", "hits@1", "map"])
-    >>> {{name: round(value, 4) for name, value in report.summary.items()}}
-    {{'mrr': 0.5, 'hits@1': 0.0, 'map': 0.5}}
+    >>> {name: round(value, 4) for name, value in report.summary.items()}
+    {'mrr': 0.5, 'hits@1': 0.0, 'map': 0.5}
     >>> report.per_query["mrr"]
     array([0.5, 0.5])
     """
@@ -100,20 +211,15 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
                             sample_weight=sample_weight, targets=targets, judged=judged, missing=missing)
 
 
-
-evaluate.__doc__ = evaluate.__doc__.format(common=_COMMON_DOC.strip())
-
-
+@_document_parameters
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
                   targets="first"):
-    """Ranks of the targets under every tie policy at once.
+    """Compute the ranks of the targets under every tie policy at once.
 
     Parameters
     ----------
     y_true, y_score : array-like
         As in :func:`evaluate` (any layout).
-    qid, exclude, labels, relevance_level, targets
-        As in :func:`evaluate`.
 
     Returns
     -------
@@ -138,7 +244,7 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
                                  relevance_level=relevance_level, targets=targets)
 
 
-
+@_document_parameters
 def evaluate_ranks(ranks, *, num_candidates=None, metrics=("mrr", "hits@10"), ties="expected",
                    sample_weight=None, num_relevant=None):
     """Rank statistics from precomputed ranks (PyKEEN-style rank lists).
@@ -181,7 +287,7 @@ def evaluate_ranks(ranks, *, num_candidates=None, metrics=("mrr", "hits@10"), ti
                                   sample_weight=sample_weight, num_relevant=num_relevant)
 
 
-
+@_document_parameters
 def positive_vs_negatives(y_pred_pos, y_pred_neg):
     """Turn one positive score and its sampled negatives into the label-index layout.
 
@@ -233,6 +339,7 @@ def _single(name, y_true, y_score, k, kwargs):
     return evaluate(y_true, y_score, metrics=[spec.name], **kwargs).summary[spec.name]
 
 
+@_document_parameters
 def mean_reciprocal_rank(y_true, y_score, *, qid=None, ties="expected", exclude=None, labels=None,
                          relevance_level=None, no_relevant="skip", sample_weight=None, targets="first",
                          judged=None):
@@ -240,9 +347,6 @@ def mean_reciprocal_rank(y_true, y_score, *, qid=None, ties="expected", exclude=
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
-    {common}
 
     Returns
     -------
@@ -264,18 +368,16 @@ def mean_reciprocal_rank(y_true, y_score, *, qid=None, ties="expected", exclude=
         no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged))
 
 
+@_document_parameters
 def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=None, labels=None,
                            relevance_level=None, no_relevant="skip", sample_weight=None, judged=None):
     """Mean average precision; with ``k``, trec_eval's ``map_cut`` (denominator: all relevant items).
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
     k : int, default=None
         Only relevant items in the top ``k`` contribute; the denominator stays
         the number of relevant items.
-    {common}
 
     Returns
     -------
@@ -295,6 +397,7 @@ def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties="expected"
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
 
 
+@_document_parameters
 def ndcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=None, labels=None, gain="linear",
                no_relevant="skip", sample_weight=None, judged=None):
     """Normalized discounted cumulative gain (scikit-learn's value on scikit-learn's input).
@@ -305,7 +408,6 @@ def ndcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=No
         Any layout (see :func:`evaluate`); graded relevance gives the gains.
     k : int, default=None
         Only the top ``k`` positions count (the ideal DCG is cut at ``k`` too).
-    {common}
 
     Returns
     -------
@@ -325,17 +427,18 @@ def ndcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=No
         sample_weight=sample_weight, judged=judged))
 
 
+@_document_parameters
 def dcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=None, labels=None, gain="linear",
               no_relevant="skip", sample_weight=None, judged=None):
     """Discounted cumulative gain with the ``log2(1 + position)`` discount.
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
     k : int, default=None
         Only the top ``k`` positions count.
-    {common}
+    no_relevant : {"skip", "zero", "error"}, default="skip"
+        Accepted for a uniform signature; no effect here: the DCG of a query
+        without a relevant item is 0, and every query is evaluated.
 
     Returns
     -------
@@ -353,17 +456,15 @@ def dcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=Non
         sample_weight=sample_weight, judged=judged))
 
 
+@_document_parameters
 def hits_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, labels=None, relevance_level=None,
               no_relevant="skip", sample_weight=None, targets="first", judged=None):
     """Fraction of queries (or targets) with a relevant item in the top ``k`` (hits@k, success@k).
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
     k : int
         The cut-off.
-    {common}
 
     Returns
     -------
@@ -382,21 +483,20 @@ def hits_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, la
         no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged))
 
 
+@_document_parameters
 def precision_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, labels=None,
                    relevance_level=None, no_relevant="skip", sample_weight=None, judged=None):
     """Precision at ``k``: relevant items in the top ``k``, divided by ``k`` (even for shorter lists).
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
     k : int
         The cut-off.
-    {common}
 
     Returns
     -------
     precision : float in [0, 1]
+        Weighted mean over queries of the precision at ``k``.
 
     Examples
     --------
@@ -409,21 +509,20 @@ def precision_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=Non
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
 
 
+@_document_parameters
 def recall_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, labels=None,
                 relevance_level=None, no_relevant="skip", sample_weight=None, judged=None):
     """Recall at ``k``: relevant items in the top ``k`` divided by the number of relevant items.
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
     k : int
         The cut-off.
-    {common}
 
     Returns
     -------
     recall : float in [0, 1]
+        Weighted mean over queries of the recall at ``k``.
 
     Examples
     --------
@@ -436,19 +535,18 @@ def recall_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, 
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
 
 
+@_document_parameters
 def r_precision(y_true, y_score, *, qid=None, ties="expected", exclude=None, labels=None, relevance_level=None,
                 no_relevant="skip", sample_weight=None, judged=None):
     """R-precision: precision at ``R``, the number of relevant items of the query.
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
-    {common}
 
     Returns
     -------
     rprec : float in [0, 1]
+        Weighted mean over queries of the precision at ``R``.
 
     Examples
     --------
@@ -461,15 +559,13 @@ def r_precision(y_true, y_score, *, qid=None, ties="expected", exclude=None, lab
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
 
 
+@_document_parameters
 def mean_rank(y_true, y_score, *, qid=None, ties="expected", exclude=None, labels=None, relevance_level=None,
               sample_weight=None, targets="first"):
     """Mean rank of the targets (lower is better).
 
     Parameters
     ----------
-    y_true, y_score : array-like
-        Any layout (see :func:`evaluate`).
-    {common}
 
     Returns
     -------
@@ -489,8 +585,3 @@ def mean_rank(y_true, y_score, *, qid=None, ties="expected", exclude=None, label
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         sample_weight=sample_weight, targets=targets))
 
-
-for _fn in (mean_reciprocal_rank, mean_average_precision, ndcg_score, dcg_score, hits_at_k, precision_at_k,
-            recall_at_k, r_precision, mean_rank):
-    _fn.__doc__ = _fn.__doc__.replace("{common}", _COMMON_DOC.strip())
-del _fn
