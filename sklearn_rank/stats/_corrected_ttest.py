@@ -6,8 +6,8 @@ import numbers
 import numpy as np
 
 from ._results import ComparisonResult
-from ._tests import (_constant_difference_answer, _degenerate, _pvalue_from_t, _standardised, _t_interval,
-                     _variance)
+from ._intervals import _PointInterval, _TInterval
+from ._tests import _constant_difference_answer, _degenerate, _pvalue_from_t, _standardised, _variance
 from ._validation import _ALTERNATIVES, _as_values, _check_choice
 
 
@@ -83,17 +83,12 @@ def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sid
                     "statistic is undefined: returning statistic 0.0 and p-value 1.0 for a zero difference, "
                     "an infinite statistic otherwise.", stacklevel=3)
         statistic, pvalue = _constant_difference_answer(difference, alternative)
-
-        def interval(level):
-            return (difference if alternative != "less" else -math.inf,
-                    difference if alternative != "greater" else math.inf)
+        interval = _PointInterval(difference, alternative)
     else:
         standard_error = math.sqrt((1 / folds + n_test / n_train) * variance)
         statistic = difference / standard_error
         pvalue = _pvalue_from_t(statistic, df, alternative)
-
-        def interval(level):
-            return _t_interval(difference, standard_error, df, level, alternative)
+        interval = _TInterval(difference, standard_error, df, alternative)
     return ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="corrected_ttest", alternative=alternative,
         n_a=folds, n_b=folds, estimate=difference, estimate_name="mean_difference",

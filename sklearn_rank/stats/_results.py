@@ -69,6 +69,8 @@ class ComparisonResult:
     paired: bool
     n_unpaired_a: int = 0
     n_unpaired_b: int = 0
+    # how to compute the interval at a level: one of the data objects of ``_intervals`` (no closure, so that
+    # results pickle)
     _interval: Callable[[float], tuple] | None = field(default=None, compare=False)
     _confidence_level: float = field(default=0.95, compare=False)
     _cache: dict = field(default_factory=dict, compare=False)
@@ -198,6 +200,14 @@ class ComparisonTable(Sequence):
 
     def __len__(self):
         return len(self._rows)
+
+    def __eq__(self, other):
+        if not isinstance(other, ComparisonTable):
+            return NotImplemented
+        return (self._rows, self.correction, self.alternative) == (other._rows, other.correction, other.alternative)
+
+    def __hash__(self):
+        return hash((self._rows, self.correction, self.alternative))
 
     def to_records(self):
         """The table as a list of dicts, one per comparison (the columns of :meth:`to_frame`).

@@ -8,8 +8,9 @@ import numpy as np
 from scipy import stats as _scipy_stats
 
 from ..exceptions import DegenerateDataWarning
-from ._hodges_lehmann import (_mann_whitney_null_cdf, _median_of, _PairwiseDifferences, _rank_interval,
-                              _signed_rank_null_cdf, _tie_term, _WalshAverages)
+from ._hodges_lehmann import _median_of, _PairwiseDifferences, _WalshAverages
+from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterval, _mean, _mean_difference,
+                         _PointInterval, _TInterval, _WilcoxonInterval)
 from ._pairing import _prepare
 from ._results import ComparisonResult
 from ._validation import (_ALTERNATIVES, _TESTS, _check_choice, _check_confidence_level,
@@ -42,14 +43,6 @@ def _pvalue_from_t(t, df, alternative):
     if alternative == "less":
         return float(_scipy_stats.t.cdf(t, df))
     return float(min(1.0, 2 * _scipy_stats.t.sf(abs(t), df)))
-
-
-def _t_interval(center, standard_error, df, confidence_level, alternative):
-    if alternative == "two-sided":
-        half = float(_scipy_stats.t.ppf(0.5 + confidence_level / 2, df)) * standard_error
-        return center - half, center + half
-    half = float(_scipy_stats.t.ppf(confidence_level, df)) * standard_error
-    return (center - half, math.inf) if alternative == "greater" else (-math.inf, center + half)
 
 
 def _variance(values):
@@ -85,20 +78,11 @@ def _mann_whitney(x, y, alternative, confidence_level):
         res = _scipy_stats.mannwhitneyu(x, y, alternative=alternative)
         statistic, pvalue = float(res.statistic), float(res.pvalue)
     differences = _PairwiseDifferences(x, y)
-
-    def interval(level):
-        has_ties = np.unique(combined).size < combined.size
-        null_cdf = None if has_ties else _mann_whitney_null_cdf(n_a, n_b)
-        total = n_a + n_b
-        null_sd = math.sqrt(max(0.0, n_a * n_b / 12 * ((total + 1) - _tie_term(combined) / (total * (total - 1)))))
-        return _rank_interval(differences, confidence_level=level, alternative=alternative, null_cdf=null_cdf,
-                              null_sd=null_sd, n_label=f"{n_a} and {n_b} values")
-
     result = ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="mannwhitneyu", alternative=alternative,
         n_a=n_a, n_b=n_b, estimate=_median_of(differences), estimate_name="hodges_lehmann",
         effect_size=(wins - losses) / (n_a * n_b), effect_size_name="rank_biserial", paired=False,
-        _interval=interval, _confidence_level=confidence_level)
+        _interval=_MannWhitneyInterval(differences, alternative), _confidence_level=confidence_level)
     return result, (wins, ties, losses)
 
 
@@ -118,17 +102,11 @@ def _wilcoxon(x, y, alternative, confidence_level):
     walsh = _WalshAverages(d)
     n = d.size
 
-    def interval(level):
-        exact = n <= 50 and np.all(d != 0) and np.unique(np.abs(d)).size == n
-        null_cdf = _signed_rank_null_cdf(n) if exact else None
-        null_sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - _tie_term(np.abs(d)) / 48)
-        return _rank_interval(walsh, confidence_level=level, alternative=alternative, null_cdf=null_cdf,
-                              null_sd=null_sd, n_label=f"{n} paired values")
-
     result = ComparisonResult(
         statistic=statistic, pvalue=pvalue, test="wilcoxon", alternative=alternative, n_a=n, n_b=n,
         estimate=_median_of(walsh), estimate_name="hodges_lehmann", effect_size=effect,
-        effect_size_name="rank_biserial", paired=True, _interval=interval, _confidence_level=confidence_level)
+        effect_size_name="rank_biserial", paired=True, _interval=_WilcoxonInterval(walsh, alternative),
+        _confidence_level=confidence_level)
     return result, _paired_counts(x, y)
 
 
@@ -163,30 +141,17 @@ def _ttest(x, y, paired, alternative, confidence_level):
         _degenerate(f"Every {what} is equal (zero variance), so the t statistic is undefined: returning "
                     "statistic 0.0 and p-value 1.0 for a zero difference, an infinite statistic otherwise.")
         statistic, pvalue = _constant_difference_answer(difference, alternative)
-
-        def interval(level):
-            return (difference if alternative != "less" else -math.inf,
-                    difference if alternative != "greater" else math.inf)
+        interval = _PointInterval(difference, alternative)
     else:
         statistic = difference / standard_error
         pvalue = _pvalue_from_t(statistic, df, alternative)
-
-        def interval(level):
-            return _t_interval(difference, standard_error, df, level, alternative)
+        interval = _TInterval(difference, standard_error, df, alternative)
 
     result = ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="ttest", alternative=alternative, n_a=n_a,
         n_b=n_b, estimate=difference, estimate_name="mean_difference", effect_size=effect,
         effect_size_name=effect_name, paired=paired, _interval=interval, _confidence_level=confidence_level)
     return result, counts
-
-
-def _mean(values, axis=-1):
-    return np.mean(values, axis=axis)
-
-
-def _mean_difference(x, y, axis=-1):
-    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
 
 
 def _mean_effect(x, y, paired):
@@ -199,22 +164,6 @@ def _mean_effect(x, y, paired):
     pooled_var = ((n_a - 1) * _variance(x) + (n_b - 1) * _variance(y)) / (n_a + n_b - 2)
     difference = float(np.mean(x) - np.mean(y))
     return difference, _standardised(difference, math.sqrt(pooled_var)), "cohens_d"
-
-
-def _bootstrap_data(x, y, paired):
-    return ((x - y,), _mean) if paired else ((x, y), _mean_difference)
-
-
-def _bootstrap_interval_factory(x, y, paired, alternative, n_resamples, seed):
-    """Lazy BCa interval of the mean difference, reproducible from ``seed``."""
-    data, statistic = _bootstrap_data(x, y, paired)
-
-    def interval(level):
-        res = _scipy_stats.bootstrap(data, statistic, n_resamples=n_resamples, vectorized=True,
-                                     confidence_level=level, alternative=alternative, method="BCa",
-                                     rng=np.random.default_rng(seed))
-        return res.confidence_interval.low, res.confidence_interval.high
-    return interval
 
 
 def _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples):
@@ -238,11 +187,9 @@ def _permutation(x, y, paired, alternative, confidence_level, generator, n_resam
         statistic, pvalue = float(res.statistic), float(res.pvalue)
     seed = int(generator.integers(2**63))
     if (paired and np.all(values == values[0])) or (not paired and np.all(x == x[0]) and np.all(y == y[0])):
-        def interval(level):
-            return (difference if alternative != "less" else -math.inf,
-                    difference if alternative != "greater" else math.inf)
+        interval = _PointInterval(difference, alternative)
     else:
-        interval = _bootstrap_interval_factory(x, y, paired, alternative, n_resamples, seed)
+        interval = _BootstrapInterval(x, y, paired, alternative, n_resamples, seed=seed)
     result = ComparisonResult(
         statistic=statistic, pvalue=pvalue, test="permutation", alternative=alternative, n_a=n_a, n_b=n_b,
         estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,
@@ -276,24 +223,14 @@ def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_re
                     "the interval is a single point and the p-value is 1.0 for a zero difference.")
         difference = float(data[0][0]) if paired else float(x[0] - y[0])
         pvalue = _bootstrap_pvalue(np.full(n_resamples, difference), alternative)
-
-        def interval(level):
-            return (difference if alternative != "less" else -math.inf,
-                    difference if alternative != "greater" else math.inf)
+        interval = _PointInterval(difference, alternative)
     else:
         res = _scipy_stats.bootstrap(data, statistic_function, n_resamples=n_resamples, vectorized=True,
                                      confidence_level=confidence_level, alternative=alternative, method="BCa",
                                      rng=generator)
         pvalue = _bootstrap_pvalue(res.bootstrap_distribution, alternative)
-
-        def interval(level):
-            if level == confidence_level:
-                found = res
-            else:  # same resamples, another level
-                found = _scipy_stats.bootstrap(data, statistic_function, n_resamples=0, vectorized=True,
-                                               confidence_level=level, alternative=alternative, method="BCa",
-                                               bootstrap_result=res)
-            return found.confidence_interval.low, found.confidence_interval.high
+        interval = _BootstrapInterval(x, y, paired, alternative, n_resamples, result=res,
+                                      result_level=confidence_level)
     result = ComparisonResult(
         statistic=difference, pvalue=pvalue, test="bootstrap", alternative=alternative, n_a=n_a, n_b=n_b,
         estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,

@@ -1,0 +1,128 @@
+"""The confidence intervals of the results, computed on demand from data the result stores.
+
+A :class:`ComparisonResult` keeps one of these objects and calls it with a
+confidence level. Each holds numbers and samples only (as scipy's result
+objects do), never a closure, so that results pickle and copy.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _scipy_stats
+
+from ._hodges_lehmann import (_mann_whitney_null_cdf, _PairwiseDifferences, _rank_interval, _signed_rank_null_cdf,
+                              _tie_term, _WalshAverages)
+
+
+@dataclass(frozen=True, eq=False)
+class _PointInterval:
+    """The single point ``value``, for data without variance; a one-sided alternative opens the other side."""
+
+    value: float
+    alternative: str
+
+    def __call__(self, level):
+        return (self.value if self.alternative != "less" else -math.inf,
+                self.value if self.alternative != "greater" else math.inf)
+
+
+def _t_interval(center, standard_error, df, confidence_level, alternative):
+    if alternative == "two-sided":
+        half = float(_scipy_stats.t.ppf(0.5 + confidence_level / 2, df)) * standard_error
+        return center - half, center + half
+    half = float(_scipy_stats.t.ppf(confidence_level, df)) * standard_error
+    return (center - half, math.inf) if alternative == "greater" else (-math.inf, center + half)
+
+
+@dataclass(frozen=True, eq=False)
+class _TInterval:
+    """Student's t interval ``center -+ t(df) * standard_error``."""
+
+    center: float
+    standard_error: float
+    df: float
+    alternative: str
+
+    def __call__(self, level):
+        return _t_interval(self.center, self.standard_error, self.df, level, self.alternative)
+
+
+@dataclass(frozen=True, eq=False)
+class _MannWhitneyInterval:
+    """Interval of the Hodges-Lehmann shift: order statistics of the pairwise differences, by inverting U."""
+
+    differences: _PairwiseDifferences
+    alternative: str
+
+    def __call__(self, level):
+        n_a, n_b = self.differences.x.size, self.differences.y.size
+        combined = np.concatenate([self.differences.x, self.differences.y])
+        has_ties = np.unique(combined).size < combined.size
+        null_cdf = None if has_ties else _mann_whitney_null_cdf(n_a, n_b)
+        total = n_a + n_b
+        null_sd = math.sqrt(max(0.0, n_a * n_b / 12 * ((total + 1) - _tie_term(combined) / (total * (total - 1)))))
+        return _rank_interval(self.differences, confidence_level=level, alternative=self.alternative,
+                              null_cdf=null_cdf, null_sd=null_sd, n_label=f"{n_a} and {n_b} values")
+
+
+@dataclass(frozen=True, eq=False)
+class _WilcoxonInterval:
+    """Interval of the Hodges-Lehmann estimate: order statistics of the Walsh averages, by inverting T."""
+
+    walsh: _WalshAverages
+    alternative: str
+
+    def __call__(self, level):
+        d = self.walsh.d
+        n = d.size
+        exact = n <= 50 and np.all(d != 0) and np.unique(np.abs(d)).size == n
+        null_cdf = _signed_rank_null_cdf(n) if exact else None
+        null_sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - _tie_term(np.abs(d)) / 48)
+        return _rank_interval(self.walsh, confidence_level=level, alternative=self.alternative, null_cdf=null_cdf,
+                              null_sd=null_sd, n_label=f"{n} paired values")
+
+
+def _mean(values, axis=-1):
+    return np.mean(values, axis=axis)
+
+
+def _mean_difference(x, y, axis=-1):
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+
+def _bootstrap_data(x, y, paired):
+    """Samples and statistic that :func:`scipy.stats.bootstrap` resamples for the mean difference."""
+    return ((x - y,), _mean) if paired else ((x, y), _mean_difference)
+
+
+@dataclass(frozen=True, eq=False)
+class _BootstrapInterval:
+    """BCa bootstrap interval of the mean difference ``x - y``.
+
+    With ``result`` (scipy's ``BootstrapResult`` at ``result_level``), other
+    levels reuse its resamples; without it, resamples are drawn from ``seed``,
+    so that every call gives the same interval.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    paired: bool
+    alternative: str
+    n_resamples: int
+    seed: int = None
+    result: object = None
+    result_level: float = None
+
+    def __call__(self, level):
+        data, statistic = _bootstrap_data(self.x, self.y, self.paired)
+        if self.result is None:
+            found = _scipy_stats.bootstrap(data, statistic, n_resamples=self.n_resamples, vectorized=True,
+                                           confidence_level=level, alternative=self.alternative, method="BCa",
+                                           rng=np.random.default_rng(self.seed))
+        elif level == self.result_level:
+            found = self.result
+        else:  # same resamples, another level
+            found = _scipy_stats.bootstrap(data, statistic, n_resamples=0, vectorized=True, confidence_level=level,
+                                           alternative=self.alternative, method="BCa", bootstrap_result=self.result)
+        return found.confidence_interval.low, found.confidence_interval.high

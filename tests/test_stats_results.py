@@ -1,0 +1,128 @@
+"""The result objects of sklearn_rank.stats: they pickle and copy like scipy's results.
+
+Oracles: the object before pickling (every interval computed afresh on both
+sides), and scipy.stats for the intervals that an unpickled result computes.
+"""
+
+import copy
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+
+from sklearn_rank.stats import (ComparisonResult, ComparisonRow, ComparisonTable, ConfidenceInterval,
+                                DegenerateDataWarning, bootstrap_ci, compare, compare_many, corrected_ttest,
+                                mann_whitney_u)
+
+ALTERNATIVES = ["two-sided", "less", "greater"]
+TESTS = [("mannwhitneyu", False), ("wilcoxon", True), ("ttest", True), ("ttest", False), ("permutation", True),
+         ("permutation", False), ("bootstrap", True), ("bootstrap", False)]
+
+
+def _samples(kind):
+    rng = np.random.default_rng(40)
+    if kind == "varied":
+        b = rng.random(30)
+        return b + rng.normal(0.05, 0.1, 30), b
+    if kind == "tied":  # many ties: the rank intervals use the normal approximation
+        return 1.0 / rng.integers(1, 5, 60), 1.0 / rng.integers(1, 6, 60)
+    # zero variance: the mean-based intervals are a single point
+    return np.full(8, 0.75), np.full(8, 0.5)
+
+
+def _quietly(function, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        return function(*args, **kwargs)
+
+
+def _roundtrip(obj):
+    return pickle.loads(pickle.dumps(obj))
+
+
+def _assert_same_result(restored, result, levels=(None, 0.8, 0.99)):
+    assert type(restored) is type(result)
+    assert restored == result
+    assert repr(restored) == repr(result)
+    for level in levels:
+        interval = _quietly(restored.confidence_interval, level)
+        assert type(interval) is ConfidenceInterval
+        assert interval == _quietly(result.confidence_interval, level)
+
+
+@pytest.mark.parametrize(("test", "paired"), TESTS)
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("kind", ["varied", "tied", "constant"])
+def test_comparison_results_pickle_to_equal_results_with_working_intervals(test, paired, alternative, kind):
+    a, b = _samples(kind)
+    result = _quietly(compare, a, b, test=test, paired=paired, alternative=alternative, confidence_level=0.9,
+                      rng=0, n_resamples=199)
+    # pickled before any interval was asked for: the unpickled result computes them itself
+    _assert_same_result(_roundtrip(result), result)
+    # and after: the copy answers the same
+    _assert_same_result(_roundtrip(result), result)
+    _assert_same_result(copy.deepcopy(result), result)
+    _assert_same_result(copy.copy(result), result)
+
+
+def test_unpickled_intervals_are_scipy_intervals():
+    a, b = _samples("varied")
+    bootstrap = _roundtrip(compare(a, b, test="bootstrap", paired=True, rng=5, n_resamples=999))
+    expected = scipy_stats.bootstrap((a - b,), np.mean, n_resamples=999, confidence_level=0.8, method="BCa",
+                                     rng=np.random.default_rng(5))
+    assert bootstrap.confidence_interval(0.8) == pytest.approx(tuple(map(float, expected.confidence_interval)),
+                                                               rel=1e-12)
+    ttest = _roundtrip(compare(a, b, test="ttest", paired=True))
+    expected = scipy_stats.ttest_rel(a, b).confidence_interval(0.8)
+    assert ttest.confidence_interval(0.8) == pytest.approx(tuple(map(float, expected)), rel=1e-12)
+    rank = _roundtrip(mann_whitney_u(a[:7], b[:8]))
+    differences = np.sort(np.subtract.outer(a[:7], b[:8]).ravel())
+    assert rank.estimate == np.median(differences)
+    low, high = rank.confidence_interval()
+    assert low in differences and high in differences and low <= rank.estimate <= high
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("kind", ["varied", "constant"])
+def test_corrected_ttest_results_pickle(alternative, kind):
+    a, b = _samples(kind)
+    result = _quietly(corrected_ttest, a[:10], b[:10], n_train=90, n_test=10, alternative=alternative)
+    _assert_same_result(_roundtrip(result), result)
+
+
+@pytest.mark.parametrize("test", ["auto", "permutation", "bootstrap"])
+def test_comparison_tables_and_rows_pickle(test):
+    rng = np.random.default_rng(41)
+    runs = {name: rng.random(20) + shift for name, shift in zip("abc", (0.0, 0.1, 0.3))}
+    table = compare_many(runs, test=test, paired=True, correction="fdr_bh", rng=3, n_resamples=199)
+    restored = _roundtrip(table)
+    assert type(restored) is ComparisonTable
+    assert restored == table and hash(restored) == hash(table)
+    assert (restored.correction, restored.alternative) == ("fdr_bh", "two-sided")
+    assert repr(restored) == repr(table)
+    assert restored.to_records() == table.to_records()
+    for row, original in zip(restored, table):
+        assert type(row) is ComparisonRow and row == original
+        _assert_same_result(row.result, original.result)
+        _assert_same_result(_roundtrip(original).result, original.result)
+    assert restored[1:] == table[1:]
+    assert restored != compare_many(runs, test=test, paired=True, correction="holm", rng=3, n_resamples=199)
+    assert restored != table[1:]
+
+
+def test_bootstrap_ci_pickles():
+    values = np.random.default_rng(42).random(25)
+    interval = bootstrap_ci(values, n_resamples=199, rng=0)
+    restored = _roundtrip(interval)
+    assert type(restored) is ConfidenceInterval and restored == interval
+    assert (restored.low, restored.high) == (interval.low, interval.high)
+
+
+def test_result_fields_are_plain_data():
+    # nothing callable hides in the state that pickle stores, apart from the interval's data object
+    result = compare(*_samples("varied"), paired=True)
+    assert isinstance(result, ComparisonResult)
+    assert not any(callable(value) and not hasattr(value, "__dataclass_fields__")
+                   for value in vars(result).values())
