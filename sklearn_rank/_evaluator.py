@@ -482,15 +482,15 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
 
 
 def _distinct_queries(query, n_rows):
-    """Sorted distinct query ids and the number of rows of each, without a Python loop over rows
-    (None, None for ids that do not sort)."""
-    if query.dtype != object:
-        queries, codes, _ = _query_codes(query, n_rows)  # no sort when the rows come grouped
-        return queries, np.bincount(codes, minlength=len(queries))
+    """Sorted distinct query ids and the number of rows of each (None, None for ids that do not sort).
+
+    The engine's query codes: no sort when the rows come grouped, and its errors for NaN or None ids.
+    """
     try:
-        return np.unique(query, return_counts=True)
-    except TypeError:
+        queries, codes, _ = _query_codes(query, n_rows)
+    except TypeError:  # ids that do not sort: the engine refuses them, with the same message
         return None, None
+    return queries, np.bincount(codes, minlength=len(queries))
 
 
 def _is_2d(X):

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
+from ._inputs import _query_codes
 from ._scorer import as_2d, check_qid_spec, qid_column_position, read_qid_column
 
 __all__ = ["QueryGroupKFold"]
@@ -130,8 +131,9 @@ class QueryGroupKFold(BaseCrossValidator):
         if query.shape[0] != n_rows:
             raise ValueError(f"The query ids must have one entry per row of X ({n_rows}). Got {query.shape[0]} "
                              "instead.")
-        _, codes = np.unique(query, return_inverse=True)
-        codes = codes.reshape(-1)
+        # The engine's query codes: no sort when the rows come grouped, and NaN or None ids refused
+        # (rows without a query id are no query).
+        _, codes, _ = _query_codes(query, n_rows)
         sizes = np.bincount(codes)
         n_queries = sizes.shape[0]
         if self.n_splits > n_queries:

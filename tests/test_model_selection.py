@@ -116,6 +116,21 @@ def test_missing_query_ids_raise_naming_both_routes():
         list(QueryGroupKFold(2).split(np.zeros((6, 2)), groups=np.arange(5)))
 
 
+@pytest.mark.parametrize("groups, error, message", [
+    # Rows without a query id are no query: before, all NaN rows were dealt to one fold as one query.
+    (np.array([1.0, 1.0, np.nan, 2.0, 2.0, np.nan, 3.0, 3.0]), ValueError, "`qid` must not contain NaN"),
+    (np.array(["a", "a", None, "b", "b", "c", "c", "c"], dtype=object), ValueError, "must not contain None"),
+    (np.array([1, 1, "b", "b", 2, 2, "c", "c"], dtype=object), TypeError, "mutually comparable"),
+])
+def test_missing_or_incomparable_query_ids_are_refused_as_the_engine_does(groups, error, message):
+    with pytest.raises(error, match=message):
+        folds_of(QueryGroupKFold(2), groups=groups)
+    # the same ids in the query-id column of X
+    X = pd.DataFrame({"qid": groups, "feature": np.arange(len(groups), dtype=float)})
+    with pytest.raises(error, match=message):
+        list(QueryGroupKFold(2).split(X))
+
+
 def test_repr():
     assert repr(QueryGroupKFold(3, qid=0)) == "QueryGroupKFold(n_splits=3, qid=0, random_state=None, shuffle=False)"
 
