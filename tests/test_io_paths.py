@@ -555,6 +555,35 @@ def test_the_relevance_join_and_query_codes_match_the_generic_code(monkeypatch, 
             assert_same_report(evaluate_trec(qrels, run, metrics=METRICS, ties=ties, **options), expected)
 
 
+@pytest.mark.parametrize("seed", range(15))
+def test_object_columns_evaluate_as_fixed_width_columns(seed):
+    # Object columns (what the readers give for a few very long values) are joined on integer codes (_coded, then
+    # the integer keys of _lookup_relevance); fixed-width columns by the hash join: the same report.
+    run = unique_pairs(random_run(seed, finite=True))
+    qrels = random_judgements(seed, run)
+    object_run = Run(run.qid.astype(object), run.docno.astype(object), run.score, run.name)
+    object_qrels = Qrels(qrels.qid.astype(object), qrels.docno.astype(object), qrels.relevance)
+    for ties in ("trec", "pessimistic"):
+        for missing in ("skip", "zero"):
+            options = dict(metrics=METRICS, ties=ties, missing=missing)
+            try:
+                expected = evaluate_trec(qrels, run, **options)
+            except ValueError as exc:
+                with pytest.raises(ValueError, match="^" + re.escape(str(exc)) + "$"):
+                    evaluate_trec(object_qrels, object_run, **options)
+                continue
+            for judgements, ranking in ((object_qrels, object_run), (qrels, object_run), (object_qrels, run)):
+                report = evaluate_trec(judgements, ranking, **options)
+                assert list(report.summary) == list(expected.summary)
+                np.testing.assert_array_equal(list(report.summary.values()), list(expected.summary.values()))
+                assert list(report.per_query) == list(expected.per_query)
+                assert report.per_query["qid"].tolist() == expected.per_query["qid"].tolist()
+                for name in METRICS:
+                    np.testing.assert_array_equal(report.per_query[name], expected.per_query[name])
+                assert (report.n_queries, report.n_skipped, report.n_missing) == (
+                    expected.n_queries, expected.n_skipped, expected.n_missing)
+
+
 def test_hash_collisions_are_resolved_exactly(monkeypatch):
     run = unique_pairs(random_run(3, finite=True))
     qrels = random_judgements(3, run)

@@ -46,7 +46,9 @@ def _pandas_options(pandas):
 
 
 def _read_fast(name, kind, progress):
-    """The file as Qrels or Run through the fast path, or None when the line-by-line reader must read it."""
+    """The file as Qrels or Run, exactly as the line reader (``_trec_lines._read_lines``) would return it, or
+    None when the fast path declines: not a regular file of ``_FAST_MIN_BYTES`` or more, no pandas, or anything
+    irregular (then the line reader reads the file, or names the line at fault)."""
     if not _FAST_READ or not isinstance(name, str):
         return None
     try:

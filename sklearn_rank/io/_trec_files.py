@@ -9,7 +9,7 @@ import numpy as np
 
 from ._trec_fast import _read_fast
 from ._trec_keys import _trec_order
-from ._trec_lines import _INT64_MAX, _read_qrels_lines, _read_run_lines
+from ._trec_lines import _INT64_MAX, _read_lines
 
 
 def read_qrels(path, *, progress=None):
@@ -56,9 +56,7 @@ def read_qrels(path, *, progress=None):
     >>> qrels.docno.tolist(), qrels.relevance.tolist()
     (['d1', 'd2'], [1, 0])
     """
-    name = os.fspath(path)
-    qrels = _read_fast(name, "qrels", progress)
-    return qrels if qrels is not None else _read_qrels_lines(name, progress)
+    return _read(path, "qrels", progress)
 
 
 def read_run(path, *, progress=None):
@@ -108,9 +106,19 @@ def read_run(path, *, progress=None):
     >>> run.name, run.score.tolist()
     ('bm25', [2.5, 1.5])
     """
+    return _read(path, "run", progress)
+
+
+def _read(path, kind, progress):
+    """The file as Qrels (``kind="qrels"``) or Run.
+
+    The fast path returns exactly what the line reader would (the same dtypes and widths, the values bit for
+    bit, the same run name), or None when it declines; the line reader then reads the file, or names the file
+    and line of its first fault.
+    """
     name = os.fspath(path)
-    run = _read_fast(name, "run", progress)
-    return run if run is not None else _read_run_lines(name, progress)
+    found = _read_fast(name, kind, progress)
+    return found if found is not None else _read_lines(name, kind, progress)
 
 
 def write_qrels(qrels, path):

@@ -179,6 +179,12 @@ def _bad_relevance(name, number, field):
                            f"sign). Got {_text(field)!r} instead.")
 
 
+def _read_lines(name, kind, progress):
+    """The file as Qrels (``kind="qrels"``) or Run, read line by line; TrecFormatError naming the file and
+    line of the first fault."""
+    return _read_qrels_lines(name, progress) if kind == "qrels" else _read_run_lines(name, progress)
+
+
 def _read_qrels_lines(name, progress):
     qids, docnos, rels = [], [], []
     seen = set()
