@@ -24,7 +24,7 @@ from sklearn.utils.metadata_routing import UNCHANGED
 from ._engine import evaluate as engine_evaluate
 from ._inputs import GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option, check_relevance_level
 from ._registry import MetricSpec, get_metric
-from ._sklearn_compat import ScorerRequester, safe_indexing
+from ._sklearn_compat import FINAL_ESTIMATOR, ScorerRequester, safe_indexing
 
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers"]
 
@@ -205,7 +205,7 @@ def _estimator_chain(estimator, max_depth=8):
             return
         yield estimator
         inner = None
-        for attribute in ("_final_estimator", "estimator_", "best_estimator_"):
+        for attribute in (FINAL_ESTIMATOR, "estimator_", "best_estimator_"):
             try:
                 inner = getattr(estimator, attribute, None)
             except Exception:  # a property of an unfitted meta-estimator may raise anything

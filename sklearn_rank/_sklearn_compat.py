@@ -16,6 +16,8 @@ What each scikit-learn version needs:
 - Estimator tags: ``__sklearn_tags__`` (dataclasses, ``sklearn.utils.get_tags``) from 1.6 on;
   the ``_more_tags`` / ``_get_tags`` dictionaries, ``_xfail_checks`` and ``_estimator_type``
   in 1.4 and 1.5.
+- A pipeline's last step: the private property ``Pipeline._final_estimator`` (all versions), read
+  with ``getattr`` from whatever estimator a scorer is given.
 - Metadata routing of a scorer: the private base ``_MetadataRequester`` and its hook
   ``_get_metadata_request`` (all versions); ``_accept_sample_weight``, read by
   ``_MultimetricScorer`` and the searches when routing is off (1.7 on); ``_routing_repr``, the
@@ -39,7 +41,8 @@ try:  # scikit-learn >= 1.6
 except ImportError:  # pragma: no cover - scikit-learn 1.4 and 1.5
     _validate_data = None
 
-__all__ = ["SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester", "check_features", "safe_indexing"]
+__all__ = ["FINAL_ESTIMATOR", "SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester", "check_features",
+           "safe_indexing"]
 
 # scikit-learn >= 1.6: tags are dataclasses built by __sklearn_tags__; before, dictionaries (_more_tags).
 SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
@@ -47,6 +50,9 @@ SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
 # Rows (axis=0) or columns (axis=1) of arrays, sparse matrices, DataFrames and lists; the same
 # signature in scikit-learn 1.4 to 1.9.
 safe_indexing = _safe_indexing
+
+# The attribute holding a pipeline's last step ("passthrough" when there is none); scikit-learn 1.4 to 1.9.
+FINAL_ESTIMATOR = "_final_estimator"
 
 
 def check_features(estimator, X, *, reset):
