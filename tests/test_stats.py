@@ -136,6 +136,22 @@ def test_unpaired_ttest_is_welch_and_matches_scipy(alternative):
     assert result.estimate == pytest.approx(a.mean() - b.mean(), rel=1e-12)
 
 
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("paired", [True, False])
+def test_ttests_are_scipys_ttests(paired, alternative):
+    # Issue 12: the t tests and their intervals are scipy's own (ttest_rel; ttest_ind with equal_var=False),
+    # not a second implementation that agrees to rounding.
+    rng = np.random.default_rng(32)
+    a, b = (paired_samples(33, 21) if paired else (rng.normal(0.4, 1.0, 23), rng.normal(0.0, 2.0, 14)))
+    expected = (scipy_stats.ttest_rel(a, b, alternative=alternative) if paired
+                else scipy_stats.ttest_ind(a, b, equal_var=False, alternative=alternative))
+    result = compare(a, b, test="ttest", paired=paired, alternative=alternative, confidence_level=0.9)
+    assert (result.statistic, result.pvalue) == (float(expected.statistic), float(expected.pvalue))
+    assert result.confidence_interval() == _floats(expected.confidence_interval(0.9))
+    for level in (0.5, 0.95, 0.999):
+        assert result.confidence_interval(level) == _floats(expected.confidence_interval(level))
+
+
 def _mean_axis(x, axis=-1):
     return np.mean(x, axis=axis)
 
@@ -379,6 +395,18 @@ def test_adjustments_match_hand_loops(seed):
     for alpha in (0.01, 0.05, 0.1, 0.3):
         assert set(np.flatnonzero(holm <= alpha)) == holm_rejects(list(pvalues), alpha)
         assert set(np.flatnonzero(bh <= alpha)) == bh_rejects(list(pvalues), alpha)
+
+
+def test_benjamini_hochberg_is_scipys():
+    # Issue 12: the false discovery rate adjustment is scipy.stats.false_discovery_control itself
+    rng = np.random.default_rng(34)
+    runs = {name: rng.random(25) + shift for name, shift in zip("abcde", (0.0, 0.02, 0.1, 0.15, 0.3))}
+    table = compare_many(runs, correction="fdr_bh", paired=True)
+    raw = np.array([row.pvalue for row in table])
+    expected = scipy_stats.false_discovery_control(raw, method="bh")
+    assert [row.pvalue_adjusted for row in table] == expected.tolist()
+    pvalues = np.concatenate([rng.random(30) ** 4, [0.01, 0.01, 1.0, 0.0, 0.04]])
+    assert np.array_equal(_adjust_pvalues(pvalues, "fdr_bh"), scipy_stats.false_discovery_control(pvalues))
 
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_bh", None])

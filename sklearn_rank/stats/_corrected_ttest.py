@@ -4,11 +4,20 @@ import math
 import numbers
 
 import numpy as np
+from scipy import stats as _scipy_stats
 
-from ._results import ComparisonResult
 from ._intervals import _PointInterval, _TInterval
-from ._tests import _constant_difference_answer, _degenerate, _pvalue_from_t, _standardised, _variance
+from ._results import ComparisonResult
+from ._tests import _constant_difference_answer, _degenerate, _standardised, _variance
 from ._validation import _ALTERNATIVES, _as_values, _check_choice
+
+
+def _pvalue_from_t(t, df, alternative):
+    if alternative == "greater":
+        return float(_scipy_stats.t.sf(t, df))
+    if alternative == "less":
+        return float(_scipy_stats.t.cdf(t, df))
+    return float(min(1.0, 2 * _scipy_stats.t.sf(abs(t), df)))
 
 
 def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided"):

@@ -6,6 +6,7 @@ objects do), never a closure, so that results pickle and copy.
 """
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,17 +28,9 @@ class _PointInterval:
                 self.value if self.alternative != "greater" else math.inf)
 
 
-def _t_interval(center, standard_error, df, confidence_level, alternative):
-    if alternative == "two-sided":
-        half = float(_scipy_stats.t.ppf(0.5 + confidence_level / 2, df)) * standard_error
-        return center - half, center + half
-    half = float(_scipy_stats.t.ppf(confidence_level, df)) * standard_error
-    return (center - half, math.inf) if alternative == "greater" else (-math.inf, center + half)
-
-
 @dataclass(frozen=True, eq=False)
 class _TInterval:
-    """Student's t interval ``center -+ t(df) * standard_error``."""
+    """Student's t interval ``center -+ t(df) * standard_error`` (the corrected t test; scipy has no such test)."""
 
     center: float
     standard_error: float
@@ -45,7 +38,36 @@ class _TInterval:
     alternative: str
 
     def __call__(self, level):
-        return _t_interval(self.center, self.standard_error, self.df, level, self.alternative)
+        center, standard_error, df = self.center, self.standard_error, self.df
+        if self.alternative == "two-sided":
+            half = float(_scipy_stats.t.ppf(0.5 + level / 2, df)) * standard_error
+            return center - half, center + half
+        half = float(_scipy_stats.t.ppf(level, df)) * standard_error
+        return (center - half, math.inf) if self.alternative == "greater" else (-math.inf, center + half)
+
+
+def _scipy_ttest(x, y, paired, alternative):
+    """:func:`scipy.stats.ttest_rel`, or Welch's :func:`scipy.stats.ttest_ind`, of data with some variance."""
+    with warnings.catch_warnings():
+        # one constant sample (or nearly constant differences) is fine for the test; scipy's note on the
+        # precision of its variance is not for the user
+        warnings.filterwarnings("ignore", message="Precision loss occurred", category=RuntimeWarning)
+        if paired:
+            return _scipy_stats.ttest_rel(x, y, alternative=alternative)
+        return _scipy_stats.ttest_ind(x, y, equal_var=False, alternative=alternative)
+
+
+@dataclass(frozen=True, eq=False)
+class _TTestInterval:
+    """scipy's interval of the paired or Welch t test (``TtestResult.confidence_interval``)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    paired: bool
+    alternative: str
+
+    def __call__(self, level):
+        return tuple(_scipy_ttest(self.x, self.y, self.paired, self.alternative).confidence_interval(level))
 
 
 @dataclass(frozen=True, eq=False)

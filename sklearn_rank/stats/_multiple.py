@@ -4,6 +4,7 @@ from collections.abc import Mapping
 from itertools import combinations
 
 import numpy as np
+from scipy import stats as _scipy_stats
 
 from ._results import ComparisonRow, ComparisonTable
 from ._tests import _run
@@ -18,14 +19,11 @@ def _adjust_pvalues(pvalues, correction):
         return pvalues.copy()
     if correction == "bonferroni":
         return np.minimum(1.0, m * pvalues)
+    if correction == "fdr_bh":  # Benjamini & Hochberg (1995)
+        return _scipy_stats.false_discovery_control(pvalues, method="bh")
+    # Holm (1979), which scipy lacks: step down, multiplier m - i for the i-th smallest (0-based), kept monotone
     order = np.argsort(pvalues, kind="stable")
-    ordered = pvalues[order]
-    if correction == "holm":
-        # Holm (1979): step down, multiplier m - i for the i-th smallest (0-based), kept monotone
-        adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * ordered))
-    else:
-        # Benjamini & Hochberg (1995): step up, multiplier m / rank, kept monotone from the largest down
-        adjusted = np.minimum(1.0, np.minimum.accumulate((m / np.arange(m, 0, -1)) * ordered[::-1])[::-1])
+    adjusted = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * pvalues[order]))
     result = np.empty(m)
     result[order] = adjusted
     return result

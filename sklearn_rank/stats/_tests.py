@@ -10,7 +10,7 @@ from scipy import stats as _scipy_stats
 from ..exceptions import DegenerateDataWarning
 from ._hodges_lehmann import _median_of, _PairwiseDifferences, _WalshAverages
 from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterval, _mean, _mean_difference,
-                         _PointInterval, _TInterval, _WilcoxonInterval)
+                         _PointInterval, _scipy_ttest, _TTestInterval, _WilcoxonInterval)
 from ._pairing import _prepare
 from ._results import ComparisonResult
 from ._validation import (_ALTERNATIVES, _TESTS, _check_choice, _check_confidence_level,
@@ -35,14 +35,6 @@ def _cross_pair_counts(x, y):
 def _paired_counts(x, y):
     d = x - y
     return int(np.count_nonzero(d > 0)), int(np.count_nonzero(d == 0)), int(np.count_nonzero(d < 0))
-
-
-def _pvalue_from_t(t, df, alternative):
-    if alternative == "greater":
-        return float(_scipy_stats.t.sf(t, df))
-    if alternative == "less":
-        return float(_scipy_stats.t.cdf(t, df))
-    return float(min(1.0, 2 * _scipy_stats.t.sf(abs(t), df)))
 
 
 def _variance(values):
@@ -119,20 +111,14 @@ def _ttest(x, y, paired, alternative, confidence_level):
         constant = bool(np.all(d == d[0])) or sd == 0
         if constant:
             difference = float(d[0])
-        standard_error = sd / math.sqrt(n_a)
-        df = n_a - 1
         effect, effect_name = _standardised(difference, sd), "d_z"
         counts = _paired_counts(x, y)
     else:
         var_a, var_b = _variance(x), _variance(y)
         difference = float(np.mean(x) - np.mean(y))
-        share_a, share_b = var_a / n_a, var_b / n_b
-        constant = (bool(np.all(x == x[0]) and np.all(y == y[0]))) or share_a + share_b == 0
+        constant = (bool(np.all(x == x[0]) and np.all(y == y[0]))) or var_a / n_a + var_b / n_b == 0
         if constant:
             difference = float(x[0] - y[0])
-        standard_error = math.sqrt(share_a + share_b)
-        # Welch-Satterthwaite degrees of freedom
-        df = (share_a + share_b) ** 2 / (share_a**2 / (n_a - 1) + share_b**2 / (n_b - 1)) if not constant else 1.0
         pooled_sd = math.sqrt(((n_a - 1) * var_a + (n_b - 1) * var_b) / (n_a + n_b - 2))
         effect, effect_name = _standardised(difference, pooled_sd), "cohens_d"
         counts = _cross_pair_counts(x, y)
@@ -143,9 +129,9 @@ def _ttest(x, y, paired, alternative, confidence_level):
         statistic, pvalue = _constant_difference_answer(difference, alternative)
         interval = _PointInterval(difference, alternative)
     else:
-        statistic = difference / standard_error
-        pvalue = _pvalue_from_t(statistic, df, alternative)
-        interval = _TInterval(difference, standard_error, df, alternative)
+        res = _scipy_ttest(x, y, paired, alternative)
+        statistic, pvalue = res.statistic, res.pvalue
+        interval = _TTestInterval(x, y, paired, alternative)
 
     result = ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="ttest", alternative=alternative, n_a=n_a,
