@@ -23,7 +23,7 @@ import numpy as np
 
 from ._inputs import GAINS, TIE_POLICIES
 from .io import TrecFormatError, evaluate_trec, read_qrels, read_run
-from .io._tables import Table, TableFormatError, check_values, read_table  # noqa: F401 (Table, check_values: as before)
+from .io._tables import Table, TableFormatError, check_values, read_table  # noqa: F401 (Table, check_values)
 from .metrics import evaluate
 
 __all__ = ["main"]
@@ -294,10 +294,7 @@ def _run_compare(args):
         path = args.inputs[0]
         ties = _table_ties(args)
         table = _read_table_inputs(args, path, group=args.group)
-        order = np.argsort(table.group, kind="stable")
-        bounds = np.searchsorted(table.group[order], np.arange(len(table.group_values) + 1))
-        for code, name in enumerate(table.group_values):
-            rows = order[bounds[code]:bounds[code + 1]]
+        for name, rows in table.groups():
             report = evaluate(table.label[rows], table.score[rows], qid=table.qid[rows], metrics=[metric],
                               exclude=None if table.exclude is None else table.exclude[rows], ties=ties,
                               relevance_level=args.relevance_level, gain=args.gain)

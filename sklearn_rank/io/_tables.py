@@ -38,6 +38,13 @@ class Table:
         self.score, self.label, self.exclude = score, label, exclude
         self.group, self.group_values = group, group_values
 
+    def groups(self):
+        """(value, rows) for each distinct value of the group column, in the order of the values."""
+        order = np.argsort(self.group, kind="stable")
+        bounds = np.searchsorted(self.group[order], np.arange(len(self.group_values) + 1))
+        for code, value in enumerate(self.group_values):
+            yield value, order[bounds[code]:bounds[code + 1]]
+
 
 class _Codes:
     """Factorise strings while reading: one dict entry per distinct value, one int per row."""
