@@ -38,6 +38,10 @@ back to the line-by-line reader, which either reads the file or reports the
 exact line.
 """
 
+# The modules, for contributors: _trec_lines (Qrels, Run, the line reader: every file, every error),
+# _trec_fast (the fast path: exactly the line reader's arrays, or None), _trec_keys (row hashes, trec_eval's
+# order), _trec_files (read_qrels, read_run, write_qrels, write_run), _trec_eval (evaluate_trec: order, join,
+# then the engine), _tables (CSV/TSV/Parquet tables for the command line).
 from ..exceptions import TrecFormatError  # noqa: F401 (sklearn_rank.io.TrecFormatError, as before)
 from ._trec_eval import evaluate_trec
 from ._trec_files import read_qrels, read_run, write_qrels, write_run
