@@ -126,3 +126,38 @@ def test_result_fields_are_plain_data():
     assert isinstance(result, ComparisonResult)
     assert not any(callable(value) and not hasattr(value, "__dataclass_fields__")
                    for value in vars(result).values())
+
+
+# --------------------------------------------------------------------------
+# warnings point at the caller's line
+# --------------------------------------------------------------------------
+
+class _Report:
+    def __init__(self, qid, values):
+        self.per_query = {"qid": np.asarray(qid), "mrr": np.asarray(values, dtype=float)}
+
+
+CONSTANT = [0.5, 0.5, 0.5, 0.5]
+WARNING_CALLS = {
+    "compare": lambda: compare(CONSTANT, CONSTANT, paired=True),
+    "compare-mannwhitneyu": lambda: compare(CONSTANT, CONSTANT),
+    "compare-ttest": lambda: compare(CONSTANT, CONSTANT, test="ttest"),
+    "compare-permutation": lambda: compare(CONSTANT, CONSTANT, test="permutation", rng=0),
+    "compare-bootstrap": lambda: compare(CONSTANT, CONSTANT, test="bootstrap", rng=0),
+    "mann_whitney_u": lambda: mann_whitney_u(CONSTANT, CONSTANT),
+    "compare_many": lambda: compare_many({"a": CONSTANT, "b": CONSTANT}),
+    "corrected_ttest": lambda: corrected_ttest(CONSTANT, CONSTANT, n_train=9, n_test=1),
+    "bootstrap_ci": lambda: bootstrap_ci(CONSTANT),
+    "confidence_interval": lambda: compare([0.1, 0.9], [0.3, 0.5]).confidence_interval(),
+    "unpaired queries": lambda: compare(_Report([1, 2, 3], [1, 0.5, 0.2]), _Report([2, 3, 4], [1, 1, 0.5]),
+                                        metric="mrr"),
+}
+
+
+@pytest.mark.parametrize("call", WARNING_CALLS, ids=list(WARNING_CALLS))
+def test_warnings_point_at_the_callers_line(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        WARNING_CALLS[call]()
+    assert caught
+    assert {w.filename for w in caught} == {__file__}, [(w.filename, w.lineno, str(w.message)) for w in caught]

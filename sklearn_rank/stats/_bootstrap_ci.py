@@ -1,14 +1,12 @@
 """Bootstrap confidence interval for a statistic of one sample of per-query values."""
 
-import warnings
-
 import numpy as np
 from scipy import stats as _scipy_stats
 
 from ..exceptions import DegenerateDataWarning
 from ._results import ConfidenceInterval
 from ._validation import (_BOOTSTRAP_METHODS, _as_values, _check_confidence_level, _check_n_resamples,
-                          _check_rng, _format_choices)
+                          _check_rng, _format_choices, _warn)
 
 
 def bootstrap_ci(values, *, statistic=np.mean, confidence_level=0.95, n_resamples=9999, method="BCa", rng=None):
@@ -71,8 +69,8 @@ def bootstrap_ci(values, *, statistic=np.mean, confidence_level=0.95, n_resample
     generator = _check_rng(rng)
     if np.all(array == array[0]):
         point = float(statistic(array))
-        warnings.warn("Every value is equal, so every bootstrap resample is the same sample: the interval is "
-                      "the single point statistic(values).", DegenerateDataWarning, stacklevel=2)
+        _warn("Every value is equal, so every bootstrap resample is the same sample: the interval is "
+              "the single point statistic(values).", DegenerateDataWarning)
         return ConfidenceInterval(point, point)
     res = _scipy_stats.bootstrap((array,), statistic, n_resamples=n_resamples, confidence_level=confidence_level,
                                  method=methods[method.lower()], rng=generator)

@@ -90,7 +90,7 @@ def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sid
         difference = float(d[0])
         _degenerate("Every fold gives the same score difference (zero variance), so the corrected t "
                     "statistic is undefined: returning statistic 0.0 and p-value 1.0 for a zero difference, "
-                    "an infinite statistic otherwise.", stacklevel=3)
+                    "an infinite statistic otherwise.")
         statistic, pvalue = _constant_difference_answer(difference, alternative)
         interval = _PointInterval(difference, alternative)
     else:

@@ -7,12 +7,12 @@ exact null distributions of both statistics, and the interval that inverts the t
 
 import math
 import struct
-import warnings
 
 import numpy as np
 from scipy import stats as _scipy_stats
 
 from ..exceptions import DegenerateDataWarning
+from ._validation import _warn
 
 
 def _order_key(value):
@@ -178,8 +178,8 @@ def _rank_interval(selector, *, confidence_level, alternative, null_cdf, null_sd
         k = math.floor(size / 2 - 0.5 - z * null_sd) + 1
     k = min(k, size)
     if k < 1:
-        warnings.warn(f"{n_label} are too few for a distribution-free interval at confidence_level="
-                      f"{confidence_level}; the interval is unbounded.", DegenerateDataWarning, stacklevel=4)
+        _warn(f"{n_label} are too few for a distribution-free interval at confidence_level="
+              f"{confidence_level}; the interval is unbounded.", DegenerateDataWarning)
         return -math.inf, math.inf
     low = -math.inf if alternative == "less" else selector.kth(k)
     high = math.inf if alternative == "greater" else selector.kth(size + 1 - k)

@@ -1,12 +1,11 @@
 """Reports to values: the metric's per-query values, aligned by query id when the test is paired."""
 
 import re
-import warnings
 
 import numpy as np
 
 from ..exceptions import UnpairedQueriesWarning
-from ._validation import _as_values, _format_choices, _is_report, _preview
+from ._validation import _as_values, _format_choices, _is_report, _preview, _warn
 
 
 def _normalise_metric_name(name):
@@ -62,10 +61,9 @@ def _align_by_qid(qid_a, values_a, qid_b, values_b, label_a, label_b):
     if n_unpaired_a or n_unpaired_b:
         only_a = np.setdiff1d(qid_a, shared, assume_unique=True)
         only_b = np.setdiff1d(qid_b, shared, assume_unique=True)
-        warnings.warn(f"`{label_a}` and `{label_b}` share {shared.size} query ids: the paired test uses those and "
-                      f"leaves out {n_unpaired_a} query ids only in `{label_a}` {_preview(only_a)} and "
-                      f"{n_unpaired_b} only in `{label_b}` {_preview(only_b)}.", UnpairedQueriesWarning,
-                      stacklevel=5)
+        _warn(f"`{label_a}` and `{label_b}` share {shared.size} query ids: the paired test uses those and "
+              f"leaves out {n_unpaired_a} query ids only in `{label_a}` {_preview(only_a)} and "
+              f"{n_unpaired_b} only in `{label_b}` {_preview(only_b)}.", UnpairedQueriesWarning)
     return values_a[index_a], values_b[index_b], n_unpaired_a, n_unpaired_b
 
 

@@ -1,7 +1,6 @@
 """The two-sample tests behind compare: rank, t, permutation and bootstrap tests, and the dispatch ``_run``."""
 
 import math
-import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -14,12 +13,11 @@ from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterv
 from ._pairing import _prepare
 from ._results import ComparisonResult
 from ._validation import (_ALTERNATIVES, _TESTS, _check_choice, _check_confidence_level,
-                          _check_n_resamples, _check_paired, _check_rng)
+                          _check_n_resamples, _check_paired, _check_rng, _warn)
 
 
-def _degenerate(message, stacklevel=5):
-    # default depth: _degenerate <- test helper <- _run <- compare / compare_many <- caller
-    warnings.warn(message, DegenerateDataWarning, stacklevel=stacklevel)
+def _degenerate(message):
+    _warn(message, DegenerateDataWarning)
 
 
 def _cross_pair_counts(x, y):

@@ -1,6 +1,9 @@
 """Argument checks and per-query values: the one place that validates what users pass to the tests."""
 
 import numbers
+import os
+import sys
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -9,6 +12,18 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 _TESTS = ("auto", "mannwhitneyu", "wilcoxon", "ttest", "permutation", "bootstrap")
 _CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
 _BOOTSTRAP_METHODS = ("percentile", "basic", "BCa")
+_PACKAGE_DIRECTORY = os.path.dirname(__file__) + os.sep
+
+
+def _warn(message, category):
+    """Warn at the first caller outside ``sklearn_rank.stats``, however deep in the package the warning starts.
+
+    (Python 3.12's ``warnings.warn(skip_file_prefixes=...)``, by hand for older versions.)
+    """
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIRECTORY):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, category, stacklevel=level)
 
 
 def _format_choices(allowed):
