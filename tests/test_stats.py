@@ -9,6 +9,7 @@ Walsh averages) and the Nadeau-Bengio formula of scikit-learn's example
 
 import itertools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -429,6 +430,26 @@ def test_compare_many_adjusts_the_table(correction):
         assert row.statistic == pytest.approx(direct.statistic, rel=1e-12)
 
 
+def test_compare_many_takes_a_confidence_level():
+    # Issue 12: compare_many fixed every row's interval level at 0.95
+    a, b = paired_samples(35, 24)
+    runs = {"a": a, "b": b}
+    table = compare_many(runs, test="ttest", paired=True, confidence_level=0.8)
+    assert table[0].result.confidence_interval() == _floats(scipy_stats.ttest_rel(a, b).confidence_interval(0.8))
+    default = compare_many(runs, test="ttest", paired=True)
+    assert default[0].result.confidence_interval() == _floats(scipy_stats.ttest_rel(a, b).confidence_interval(0.95))
+    assert table[0].pvalue == default[0].pvalue
+    # the bootstrap test resamples at that level (first row: the seed's first draws)
+    (row,) = compare_many(runs, test="bootstrap", paired=True, confidence_level=0.8, rng=6, n_resamples=999)
+    expected = scipy_stats.bootstrap((a - b,), _mean_axis, n_resamples=999, vectorized=True, confidence_level=0.8,
+                                     method="BCa", rng=np.random.default_rng(6))
+    assert row.result.confidence_interval() == pytest.approx(_floats(expected.confidence_interval), rel=1e-12)
+    for bad in (0.0, 1.0, 95, "0.9", True):
+        with pytest.raises(ValueError, match=rf"`confidence_level` must be a number strictly between 0 and 1. "
+                                             rf"Got {re.escape(repr(bad))} instead"):
+            compare_many(runs, confidence_level=bad)
+
+
 def test_compare_many_against_a_baseline_and_counts():
     rng = np.random.default_rng(14)
     runs = {"bm25": reciprocal_ranks(rng, 40, 6), "dense": reciprocal_ranks(rng, 40, 4),
@@ -511,6 +532,24 @@ def test_two_groups_of_queries_mann_whitney_with_rank_biserial():
         via_reports = compare(report_a, report_b, metric="value")
         assert (via_reports.test, via_reports.paired) == ("mannwhitneyu", False)
         assert via_reports.pvalue == pytest.approx(result.pvalue, rel=1e-12)
+
+
+def test_mann_whitney_u_validates_each_sample_once(monkeypatch):
+    # Issue 12: mann_whitney_u checked and converted its samples twice
+    import sys
+
+    calls = []
+    for name, module in list(sys.modules.items()):
+        original = getattr(module, "_as_values", None) if name.startswith("sklearn_rank.stats") else None
+        if original is not None:
+            def counting(values, label, *args, _original=original, **kwargs):
+                calls.append(label)
+                return _original(values, label, *args, **kwargs)
+            monkeypatch.setattr(module, "_as_values", counting)
+    group_a, group_b = [1.0, 1.0, 0.5, 1.0, 0.5, 1.0, 0.25], [0.2, 0.5, 0.1, 0.25, 1.0]
+    result = mann_whitney_u(group_a, group_b)
+    assert sorted(calls) == ["a", "b"]
+    assert result.pvalue == pytest.approx(scipy_stats.mannwhitneyu(group_a, group_b).pvalue, rel=1e-12)
 
 
 # --------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Public tests of two samples: compare and mann_whitney_u."""
 
-from ._tests import _run
-from ._validation import _as_values
+from ._tests import _mann_whitney, _run
+from ._validation import _ALTERNATIVES, _as_values, _check_choice
 
 
 def mann_whitney_u(a, b, *, alternative="two-sided"):
@@ -64,9 +64,9 @@ def mann_whitney_u(a, b, *, alternative="two-sided"):
     >>> round(res.estimate, 4)
     0.4
     """
-    a, b = _as_values(a, "a"), _as_values(b, "b")
-    result, _ = _run(a, b, metric=None, test="mannwhitneyu", paired=False, alternative=alternative,
-                     confidence_level=0.95, rng=None, n_resamples=1)
+    x, y = _as_values(a, "a"), _as_values(b, "b")
+    _check_choice(alternative, "alternative", _ALTERNATIVES)
+    result, _ = _mann_whitney(x, y, alternative, 0.95)
     return result
 
 

@@ -8,7 +8,8 @@ from scipy import stats as _scipy_stats
 
 from ._results import ComparisonRow, ComparisonTable
 from ._tests import _run
-from ._validation import _ALTERNATIVES, _CORRECTIONS, _TESTS, _check_choice, _check_rng, _format_choices
+from ._validation import (_ALTERNATIVES, _CORRECTIONS, _TESTS, _check_choice, _check_confidence_level, _check_rng,
+                          _format_choices)
 
 
 def _adjust_pvalues(pvalues, correction):
@@ -30,7 +31,7 @@ def _adjust_pvalues(pvalues, correction):
 
 
 def compare_many(results, *, metric=None, baseline=None, test="auto", correction="holm",
-                 alternative="two-sided", paired=None, rng=None, n_resamples=9999):
+                 alternative="two-sided", paired=None, confidence_level=0.95, rng=None, n_resamples=9999):
     """Compare several models, every pair or each against a baseline, with corrected p-values.
 
     Parameters
@@ -54,6 +55,10 @@ def compare_many(results, *, metric=None, baseline=None, test="auto", correction
         ``"greater"``: ``a`` tends to be larger than ``b``.
     paired : bool, default=None
         As in :func:`compare`, for every comparison.
+    confidence_level : float in (0, 1), default=0.95
+        Default level of ``row.result.confidence_interval()`` for every row,
+        and the level of the bootstrap test's interval, as in :func:`compare`.
+        The p-values do not depend on it.
     rng : int or numpy.random.Generator, default=None
         Randomness for permutation and bootstrap tests; one generator feeds
         the comparisons in table order, so a seed reproduces the table.
@@ -113,13 +118,14 @@ def compare_many(results, *, metric=None, baseline=None, test="auto", correction
     if baseline is not None and baseline not in results:
         raise ValueError(f"`baseline` must be one of the models {_format_choices(names)}. "
                          f"Got {baseline!r} instead.")
+    confidence_level = _check_confidence_level(confidence_level)
     generator = _check_rng(rng)
     pairs = ([(name, baseline) for name in names if name != baseline] if baseline is not None
              else list(combinations(names, 2)))
     computed = []
     for name_a, name_b in pairs:
         computed.append(_run(results[name_a], results[name_b], metric=metric, test=test, paired=paired,
-                             alternative=alternative, confidence_level=0.95, rng=generator,
+                             alternative=alternative, confidence_level=confidence_level, rng=generator,
                              n_resamples=n_resamples, label_a=f"results[{name_a!r}]",
                              label_b=f"results[{name_b!r}]"))
     adjusted = _adjust_pvalues([result.pvalue for result, _ in computed], correction)
