@@ -116,11 +116,20 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         them all rows form one single query** — a choice made explicitly by
         setting ``qid=None``. With a column name or index, grouped rows
         without query ids raise an error.
-    ties, gain, relevance_level, no_relevant, targets
-        Engine options of :func:`sklearn_rank.evaluate` (defaults
-        ``"expected"``, ``"linear"``, None, ``"skip"``, ``"first"``). They are
-        explicit parameters, rather than ``**params``, so that ``get_params``,
-        ``clone`` and searches see them (``ties`` can be searched over).
+    ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default="expected"
+        How tied scores are ranked, as in :func:`sklearn_rank.evaluate`.
+        This and the next four engine options are explicit parameters,
+        rather than ``**params``, so that ``get_params``, ``clone`` and
+        searches see them (``ties`` can be searched over).
+    gain : {"linear", "exponential"}, default="linear"
+        (n)DCG gain: ``rel`` or ``2**rel - 1``.
+    relevance_level : float, default=None
+        An item is relevant when ``y >= relevance_level`` (default: ``y > 0``).
+    no_relevant : {"skip", "zero", "error"}, default="skip"
+        What to do with queries without a relevant item.
+    targets : {"first", "all"}, default="first"
+        Rank statistics: rank of the best-ranked relevant item per query, or
+        of every relevant item against the non-relevant candidates only.
 
     Attributes
     ----------
@@ -311,6 +320,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
+            Data, possibly with the query-id column.
 
         Returns
         -------
@@ -326,6 +336,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
+            Data, possibly with the query-id column.
 
         Returns
         -------
@@ -341,6 +352,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
+            Data, possibly with the query-id column.
 
         Returns
         -------
@@ -356,6 +368,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
+            Data, possibly with the query-id column.
 
         Returns
         -------
@@ -450,8 +463,14 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X, y, qid, sample_weight
-            As in :meth:`score`.
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Data, possibly with the query-id column.
+        y : array-like of shape (n_rows,) or (n_rows, n_labels)
+            Relevance per row, class labels, or a relevance matrix.
+        qid : array-like of shape (n_rows,), default=None
+            Query ids; they win over the query-id column of X.
+        sample_weight : array-like, default=None
+            One weight per query (per row, constant within a query, for grouped rows).
         metrics : str or sequence of str, default=None
             Metrics of the report; by default ``metric`` followed by
             ``("mrr", "map", "ndcg@10")``. Values are not negated.

@@ -385,6 +385,17 @@ class RankingScorer(ScorerRequester):
     layout. Lower-is-better metrics are negated, so that greater is always
     better, and their :attr:`name` reads ``neg_<metric>``.
 
+    Parameters
+    ----------
+    spec : MetricSpec
+        The metric, with its cut-off (see :func:`get_metric`).
+    sign : {1, -1}
+        -1 negates the metric (lower-is-better metrics), 1 leaves it as it is.
+    qid : str, int or None
+        The query-id column of X (see :func:`make_ranking_scorer`).
+    params : dict
+        Validated engine options that differ from their defaults.
+
     Attributes
     ----------
     name : str
