@@ -6,6 +6,7 @@ sides), and scipy.stats for the intervals that an unpickled result computes.
 
 import copy
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -161,3 +162,42 @@ def test_warnings_point_at_the_callers_line(call):
         WARNING_CALLS[call]()
     assert caught
     assert {w.filename for w in caught} == {__file__}, [(w.filename, w.lineno, str(w.message)) for w in caught]
+
+
+# --------------------------------------------------------------------------
+# the names other modules (the command line) take from stats
+# --------------------------------------------------------------------------
+
+def test_table_columns_are_the_columns_of_records_and_frames():
+    from sklearn_rank.stats._results import TABLE_COLUMNS
+
+    rng = np.random.default_rng(43)
+    table = compare_many({name: rng.random(15) for name in "xyz"}, baseline="x", paired=True)
+    frame = table.to_frame()
+    assert list(frame.columns) == list(TABLE_COLUMNS)
+    for record, row in zip(table.to_records(), table):
+        assert list(record) == list(TABLE_COLUMNS)
+        result = row.result
+        assert record == {"a": row.a, "b": row.b, "test": result.test, "paired": result.paired, "n_a": result.n_a,
+                          "n_b": result.n_b, "n_unpaired_a": result.n_unpaired_a,
+                          "n_unpaired_b": result.n_unpaired_b, "statistic": result.statistic,
+                          "pvalue": result.pvalue, "pvalue_adjusted": row.pvalue_adjusted,
+                          "estimate": result.estimate, "estimate_name": result.estimate_name,
+                          "effect_size": result.effect_size, "effect_size_name": result.effect_size_name,
+                          "wins": row.wins, "ties": row.ties, "losses": row.losses}
+
+
+def test_test_and_correction_choices_are_what_the_functions_take():
+    from sklearn_rank.stats._validation import CORRECTIONS, TESTS
+
+    a, b = _samples("varied")
+    for test in TESTS:
+        assert compare(a, b, test=test, paired=test != "mannwhitneyu", rng=0, n_resamples=99).test in TESTS
+    for correction in CORRECTIONS:
+        assert compare_many({"a": a, "b": b}, correction=correction).correction == correction
+    listed = "{" + ", ".join(map(repr, TESTS)) + "}"
+    with pytest.raises(ValueError, match=re.escape(f"`test` must be one of {listed}")):
+        compare(a, b, test="sign")
+    listed = "{" + ", ".join(map(repr, CORRECTIONS)) + "}"
+    with pytest.raises(ValueError, match=re.escape(f"`correction` must be one of {listed}")):
+        compare_many({"a": a, "b": b}, correction="sidak")

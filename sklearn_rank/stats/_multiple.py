@@ -8,7 +8,7 @@ from scipy import stats as _scipy_stats
 
 from ._results import ComparisonRow, ComparisonTable
 from ._tests import _run
-from ._validation import (_ALTERNATIVES, _CORRECTIONS, _TESTS, _check_choice, _check_confidence_level, _check_rng,
+from ._validation import (CORRECTIONS, TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level, _check_rng,
                           _format_choices)
 
 
@@ -112,8 +112,8 @@ def compare_many(results, *, metric=None, baseline=None, test="auto", correction
     names = list(results)
     if len(names) < 2:
         raise ValueError(f"`results` needs at least two models to compare. Got {len(names)} instead.")
-    _check_choice(correction, "correction", _CORRECTIONS)
-    _check_choice(test, "test", _TESTS)
+    _check_choice(correction, "correction", CORRECTIONS)
+    _check_choice(test, "test", TESTS)
     _check_choice(alternative, "alternative", _ALTERNATIVES)
     if baseline is not None and baseline not in results:
         raise ValueError(f"`baseline` must be one of the models {_format_choices(names)}. "

@@ -2,7 +2,7 @@
 
 from collections import namedtuple
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
 from ._validation import _check_confidence_level
@@ -174,6 +174,15 @@ class ComparisonRow:
         return self.result.effect_size
 
 
+# The columns of ComparisonTable.to_records() and .to_frame(), in order: a field of the row (a, b,
+# pvalue_adjusted, wins, ties, losses) or of its result. Public, for the modules that print tables
+# (the command line picks its columns from these).
+TABLE_COLUMNS = ("a", "b", "test", "paired", "n_a", "n_b", "n_unpaired_a", "n_unpaired_b", "statistic", "pvalue",
+                 "pvalue_adjusted", "estimate", "estimate_name", "effect_size", "effect_size_name", "wins", "ties",
+                 "losses")
+_ROW_FIELDS = frozenset(row_field.name for row_field in fields(ComparisonRow))
+
+
 class ComparisonTable(Sequence):
     """The comparisons of :func:`compare_many`: a sequence of :class:`ComparisonRow`.
 
@@ -184,9 +193,6 @@ class ComparisonTable(Sequence):
     alternative : str
         The alternative hypothesis of every test.
     """
-
-    _COLUMNS = ("a", "b", "test", "paired", "n_a", "n_b", "n_unpaired_a", "n_unpaired_b", "statistic", "pvalue", "pvalue_adjusted",
-                "estimate", "estimate_name", "effect_size", "effect_size_name", "wins", "ties", "losses")
 
     def __init__(self, rows, *, correction, alternative):
         self._rows = tuple(rows)
@@ -220,14 +226,7 @@ class ComparisonTable(Sequence):
 
     def _records(self):
         for row in self._rows:
-            result = row.result
-            yield {"a": row.a, "b": row.b, "test": result.test, "paired": result.paired, "n_a": result.n_a,
-                   "n_b": result.n_b, "n_unpaired_a": result.n_unpaired_a, "n_unpaired_b": result.n_unpaired_b,
-                   "statistic": result.statistic, "pvalue": result.pvalue,
-                   "pvalue_adjusted": row.pvalue_adjusted, "estimate": result.estimate,
-                   "estimate_name": result.estimate_name, "effect_size": result.effect_size,
-                   "effect_size_name": result.effect_size_name, "wins": row.wins, "ties": row.ties,
-                   "losses": row.losses}
+            yield {column: getattr(row if column in _ROW_FIELDS else row.result, column) for column in TABLE_COLUMNS}
 
     def to_frame(self):
         """The table as a :class:`pandas.DataFrame`, one row per comparison.
@@ -254,7 +253,7 @@ class ComparisonTable(Sequence):
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("ComparisonTable.to_frame needs pandas: pip install pandas") from exc
-        frame = pd.DataFrame(list(self._records()), columns=list(self._COLUMNS))
+        frame = pd.DataFrame(list(self._records()), columns=list(TABLE_COLUMNS))
         frame.attrs["correction"] = self.correction
         frame.attrs["alternative"] = self.alternative
         return frame

@@ -12,7 +12,7 @@ from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterv
                          _PointInterval, _scipy_ttest, _TTestInterval, _WilcoxonInterval)
 from ._pairing import _prepare
 from ._results import ComparisonResult
-from ._validation import (_ALTERNATIVES, _TESTS, _check_choice, _check_confidence_level,
+from ._validation import (TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level,
                           _check_n_resamples, _check_paired, _check_rng, _warn)
 
 
@@ -224,7 +224,7 @@ def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_re
 
 def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_resamples, label_a="a", label_b="b"):
     """Validate, pair and run one comparison. Returns ``(result, (wins, ties, losses))``."""
-    _check_choice(test, "test", _TESTS)
+    _check_choice(test, "test", TESTS)
     _check_choice(alternative, "alternative", _ALTERNATIVES)
     confidence_level = _check_confidence_level(confidence_level)
     n_resamples = _check_n_resamples(n_resamples)

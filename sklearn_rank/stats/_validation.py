@@ -9,8 +9,10 @@ from collections.abc import Mapping
 import numpy as np
 
 _ALTERNATIVES = ("two-sided", "less", "greater")
-_TESTS = ("auto", "mannwhitneyu", "wilcoxon", "ttest", "permutation", "bootstrap")
-_CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
+# The choices of `test` and `correction` (of compare and compare_many). Public, for the modules that offer
+# them (the command line's --test and --correction).
+TESTS = ("auto", "mannwhitneyu", "wilcoxon", "ttest", "permutation", "bootstrap")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
 _BOOTSTRAP_METHODS = ("percentile", "basic", "BCa")
 _PACKAGE_DIRECTORY = os.path.dirname(__file__) + os.sep
 
