@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 from scipy.special import ndtri
 
+from ._registry import list_kernel, rank_kernel
 from .exceptions import UndefinedMetricWarning
 from ._ranks import (exclusive_segment_sum, expect_hits, expect_rank, expect_reciprocal, harmonic,
                      log_expect_power, variance_rank)
@@ -108,29 +109,41 @@ class ListKernels:
         t = _in_top(b, k_of_query)
         return _segment_sum(b.query, b.n_rel * t / b.size, self.n_queries)
 
+    # One method per list metric, named in the registry (``_registry``), each taking the cut-off k.
+    def reciprocal_rank(self, k):
+        return self._first_expectation(lambda s, m, r: expect_reciprocal(s, m, r))
+
+    def hit(self, k):
+        return self._first_expectation(lambda s, m, r: expect_hits(s, m, r, k))
+
+    def precision(self, k):
+        return self.hits_count(self._k(k)) / k
+
+    def recall(self, k):
+        return _divide(self.hits_count(self._k(k)), self.stats.n_relevant)
+
+    def f1(self, k):
+        return 2 * self.hits_count(self._k(k)) / (k + self.stats.n_relevant)
+
+    def r_precision(self, k):
+        n_relevant = self.stats.n_relevant
+        return _divide(self.hits_count(n_relevant.astype(np.float64)), n_relevant)
+
+    def average_precision(self, k):
+        return _divide(self._ap_sum(self._k(k)), self.stats.n_relevant)
+
+    def dcg(self, k):
+        return self._dcg(self._k(k))
+
+    def ndcg(self, k):
+        return _divide(self._dcg(self._k(k)), self._idcg(k))
+
+    def auc(self, k):
+        return self._auc()
+
     def compute(self, base, k):
-        st = self.stats
-        if base == "mrr":
-            return self._first_expectation(lambda s, m, r: expect_reciprocal(s, m, r))
-        if base == "hits":
-            return self._first_expectation(lambda s, m, r: expect_hits(s, m, r, k))
-        if base == "p":
-            return self.hits_count(self._k(k)) / k
-        if base == "r":
-            return _divide(self.hits_count(self._k(k)), st.n_relevant)
-        if base == "f1":
-            return 2 * self.hits_count(self._k(k)) / (k + st.n_relevant)
-        if base == "rprec":
-            return _divide(self.hits_count(st.n_relevant.astype(np.float64)), st.n_relevant)
-        if base == "map":
-            return _divide(self._ap_sum(self._k(k)), st.n_relevant)
-        if base == "dcg":
-            return self._dcg(self._k(k))
-        if base == "ndcg":
-            return _divide(self._dcg(self._k(k)), self._idcg(k))
-        if base == "auc":
-            return self._auc()
-        raise KeyError(base)
+        """The per-query values of the list metric ``base`` (a registry name) at cut-off ``k``."""
+        return getattr(self, list_kernel(base))(k)
 
     def _first_expectation(self, fn):
         out = np.zeros(self.n_queries)
@@ -270,36 +283,59 @@ class RankStats:
         # a segment without targets has no geometric mean (not the empty product 1)
         return np.where(self.count > 0, np.exp(log_gmr), np.nan)
 
-    def compute(self, base, k):
+    # One method per rank statistic, named in the registry (``_registry``), each taking the cut-off k.
+    def mean_rank(self, k):
         dist = self.dist
-        if base == "mr":
-            return self._mean(expect_rank(dist.s, dist.m, dist.r))
-        if base == "mrr":
-            return self._mean(expect_reciprocal(dist.s, dist.m, dist.r))
-        if base == "hits":
-            return self._mean(expect_hits(dist.s, dist.m, dist.r, k))
-        if base == "gmr":
-            return self._gmr(dist)
-        if base == "igmr":
-            return 1.0 / self._gmr(dist)
-        if base == "hmr":
-            return 1.0 / self.compute("mrr", None)
-        if base == "iamr":
-            return 1.0 / self.compute("mr", None)
-        if base == "count":
-            return self.count
-        if base == "medianrank":
-            return self._weighted_median(dist.mid)
-        if base == "inversemedianrank":
-            return 1.0 / self._weighted_median(dist.mid)
-        if base in ("rankvar", "rankstd"):
-            mean = self._mean(dist.mid)
-            var = self._mean((dist.mid - mean[self.seg]) ** 2)
-            return var if base == "rankvar" else np.sqrt(var)
-        if base == "rankmad":
-            med = self._weighted_median(dist.mid)
-            return _MAD_SCALE * self._weighted_median(np.abs(dist.mid - med[self.seg]))
-        return self._adjusted(base, k)
+        return self._mean(expect_rank(dist.s, dist.m, dist.r))
+
+    def reciprocal_rank(self, k):
+        dist = self.dist
+        return self._mean(expect_reciprocal(dist.s, dist.m, dist.r))
+
+    def hit(self, k):
+        dist = self.dist
+        return self._mean(expect_hits(dist.s, dist.m, dist.r, k))
+
+    def geometric_mean_rank(self, k):
+        return self._gmr(self.dist)
+
+    def inverse_geometric_mean_rank(self, k):
+        return 1.0 / self._gmr(self.dist)
+
+    def harmonic_mean_rank(self, k):
+        return 1.0 / self.reciprocal_rank(None)
+
+    def inverse_arithmetic_mean_rank(self, k):
+        return 1.0 / self.mean_rank(None)
+
+    def target_count(self, k):
+        return self.count
+
+    def median_rank(self, k):
+        return self._weighted_median(self.dist.mid)
+
+    def inverse_median_rank(self, k):
+        return 1.0 / self._weighted_median(self.dist.mid)
+
+    def rank_variance(self, k):
+        mid = self.dist.mid
+        mean = self._mean(mid)
+        return self._mean((mid - mean[self.seg]) ** 2)
+
+    def rank_std(self, k):
+        return np.sqrt(self.rank_variance(k))
+
+    def rank_mad(self, k):
+        mid = self.dist.mid
+        med = self._weighted_median(mid)
+        return _MAD_SCALE * self._weighted_median(np.abs(mid - med[self.seg]))
+
+    def compute(self, base, k):
+        """The value per segment of the rank statistic ``base`` (a registry name) at cut-off ``k``."""
+        name = rank_kernel(base)
+        if name == "adjusted":
+            return self._adjusted(base, k)
+        return getattr(self, name)(k)
 
     def _weighted_median(self, values):
         # Sort by (segment, value); the median is the mean of the values where the cumulative
@@ -351,13 +387,13 @@ class RankStats:
 
     def _adjusted(self, base, k):
         if base in ("amr", "amri", "zmr"):
-            stat, ref = self.compute("mr", None), "mr"
+            stat, ref = self.mean_rank(None), "mr"
         elif base in ("amrr", "zmrr"):
-            stat, ref = self.compute("mrr", None), "mrr"
+            stat, ref = self.reciprocal_rank(None), "mrr"
         elif base in ("agmri", "zgmr"):
-            stat, ref = self.compute("gmr", None), "gmr"
+            stat, ref = self.geometric_mean_rank(None), "gmr"
         elif base in ("ahits", "zhits"):
-            stat, ref = self.compute("hits", k), "hits"
+            stat, ref = self.hit(k), "hits"
         else:
             raise KeyError(base)
         e, var = self.baseline(ref, k)

@@ -52,74 +52,121 @@ class MetricSpec:
 
 _INF = math.inf
 
-# base name -> (family, greater_is_better, takes_k, lower, upper, needs_relevant, description, synonyms)
-_SPECS = {
-    "mrr": ("list", True, "no", 0.0, 1.0, True,
-            "mean reciprocal rank of the first relevant item",
-            ("rr", "meanreciprocalrank", "reciprank", "reciprocalrank")),
-    "map": ("list", True, "optional", 0.0, 1.0, True,
-            "mean average precision (denominator: number of relevant items)",
-            ("ap", "meanaverageprecision", "averageprecision")),
-    "ndcg": ("list", True, "optional", 0.0, 1.0, True,
-             "normalized discounted cumulative gain", ()),
-    "dcg": ("list", True, "optional", 0.0, _INF, False,
-            "discounted cumulative gain (log2 discount)", ()),
-    "p": ("list", True, "required", 0.0, 1.0, True,
-          "precision at k (divides by k)", ("precision",)),
-    "r": ("list", True, "required", 0.0, 1.0, True,
-          "recall at k (divides by the number of relevant items)", ("recall",)),
-    "f1": ("list", True, "required", 0.0, 1.0, True,
-           "harmonic mean of precision and recall at k", ()),
-    "hits": ("list", True, "required", 0.0, 1.0, True,
-             "fraction of queries with a relevant item in the top k",
-             ("h", "hitrate", "success")),
-    "rprec": ("list", True, "no", 0.0, 1.0, True,
-              "precision at R, the number of relevant items", ("rprecision",)),
-    "auc": ("list", True, "no", 0.0, 1.0, True,
-            "per-query ROC AUC (ties count half)", ("rocauc",)),
-    "mr": ("rank", False, "no", 1.0, _INF, True,
-           "arithmetic mean rank", ("meanrank", "arithmeticmeanrank", "amean")),
-    "gmr": ("rank", False, "no", 1.0, _INF, True,
-            "geometric mean rank", ("geometricmeanrank",)),
-    "igmr": ("rank", True, "no", 0.0, 1.0, True,
-             "inverse geometric mean rank", ("inversegeometricmeanrank",)),
-    "hmr": ("rank", False, "no", 1.0, _INF, True,
-            "harmonic mean rank (1 / MRR)", ("harmonicmeanrank",)),
-    "iamr": ("rank", True, "no", 0.0, 1.0, True,
-             "inverse arithmetic mean rank (1 / MR)", ("inversearithmeticmeanrank",)),
-    "medianrank": ("rank", False, "no", 1.0, _INF, True,
-                   "median rank", ("median",)),
-    "inversemedianrank": ("rank", True, "no", 0.0, 1.0, True,
-                          "inverse median rank", ()),
-    "rankstd": ("rank", False, "no", 0.0, _INF, True,
-                "population standard deviation of the ranks", ("std",)),
-    "rankvar": ("rank", False, "no", 0.0, _INF, True,
-                "population variance of the ranks", ("var", "variance")),
-    "rankmad": ("rank", False, "no", 0.0, _INF, True,
-                "median absolute deviation of the ranks, scaled by 1/0.67449", ("mad",)),
-    "count": ("rank", True, "no", 0.0, _INF, True,
-              "number of ranks (targets) aggregated", ("rankcount",)),
-    "amr": ("rank", False, "no", 0.0, 2.0, True,
-            "adjusted mean rank: MR / E[MR] (Berrendorf et al. 2020)",
-            ("adjustedmeanrank", "aamr")),
-    "amri": ("rank", True, "no", -1.0, 1.0, True,
-             "adjusted mean rank index: 1 - (MR - 1) / (E[MR] - 1)",
-             ("adjustedmeanrankindex", "aamri")),
-    "agmri": ("rank", True, "no", -_INF, 1.0, True,
-              "adjusted geometric mean rank index", ("adjustedgeometricmeanrankindex",)),
-    "amrr": ("rank", True, "no", -_INF, 1.0, True,
-             "adjusted MRR: (MRR - E[MRR]) / (1 - E[MRR])",
-             ("adjustedmrr", "adjustedmeanreciprocalrank", "aihmr")),
-    "ahits": ("rank", True, "required", -_INF, 1.0, True,
-              "adjusted hits at k: (H - E[H]) / (1 - E[H])", ("adjustedhits", "ah")),
-    "zmr": ("rank", True, "no", -_INF, _INF, True,
-            "z-scored mean rank (sign flipped: higher is better)", ("zamr",)),
-    "zmrr": ("rank", True, "no", -_INF, _INF, True,
-             "z-scored mean reciprocal rank", ("zihmr",)),
-    "zgmr": ("rank", True, "no", -_INF, _INF, True,
-             "z-scored geometric mean rank (sign flipped: higher is better)", ()),
-    "zhits": ("rank", True, "required", -_INF, _INF, True,
-              "z-scored hits at k", ("zh",)),
+@dataclass(frozen=True)
+class _Entry:
+    """One metric of the registry: what it is, and the kernel method that computes it.
+
+    ``list_kernel`` names the ``_kernels.ListKernels`` method of a per-query list metric,
+    ``rank_kernel`` the ``_kernels.RankStats`` method of a rank statistic (``"adjusted"``: the
+    adjusted and z-scored family, computed from the base statistic and its random baseline).
+    A metric with both (``mrr``, ``hits``) is a list metric with ``targets="first"`` and a rank
+    statistic with ``targets="all"``.
+    """
+
+    family: str
+    greater_is_better: bool
+    takes_k: str
+    lower: float
+    upper: float
+    needs_relevant: bool
+    description: str
+    synonyms: tuple
+    list_kernel: str | None = None
+    rank_kernel: str | None = None
+
+
+_SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, description, ...
+    "mrr": _Entry(
+        "list", True, "no", 0.0, 1.0, True, "mean reciprocal rank of the first relevant item",
+        synonyms=("rr", "meanreciprocalrank", "reciprank", "reciprocalrank"), list_kernel="reciprocal_rank",
+        rank_kernel="reciprocal_rank"),
+    "map": _Entry(
+        "list", True, "optional", 0.0, 1.0, True,
+        "mean average precision (denominator: number of relevant items)",
+        synonyms=("ap", "meanaverageprecision", "averageprecision"), list_kernel="average_precision"),
+    "ndcg": _Entry(
+        "list", True, "optional", 0.0, 1.0, True, "normalized discounted cumulative gain", synonyms=(),
+        list_kernel="ndcg"),
+    "dcg": _Entry(
+        "list", True, "optional", 0.0, _INF, False, "discounted cumulative gain (log2 discount)", synonyms=(),
+        list_kernel="dcg"),
+    "p": _Entry(
+        "list", True, "required", 0.0, 1.0, True, "precision at k (divides by k)", synonyms=("precision",),
+        list_kernel="precision"),
+    "r": _Entry(
+        "list", True, "required", 0.0, 1.0, True, "recall at k (divides by the number of relevant items)",
+        synonyms=("recall",), list_kernel="recall"),
+    "f1": _Entry(
+        "list", True, "required", 0.0, 1.0, True, "harmonic mean of precision and recall at k", synonyms=(),
+        list_kernel="f1"),
+    "hits": _Entry(
+        "list", True, "required", 0.0, 1.0, True, "fraction of queries with a relevant item in the top k",
+        synonyms=("h", "hitrate", "success"), list_kernel="hit", rank_kernel="hit"),
+    "rprec": _Entry(
+        "list", True, "no", 0.0, 1.0, True, "precision at R, the number of relevant items",
+        synonyms=("rprecision",), list_kernel="r_precision"),
+    "auc": _Entry(
+        "list", True, "no", 0.0, 1.0, True, "per-query ROC AUC (ties count half)", synonyms=("rocauc",),
+        list_kernel="auc"),
+    "mr": _Entry(
+        "rank", False, "no", 1.0, _INF, True, "arithmetic mean rank",
+        synonyms=("meanrank", "arithmeticmeanrank", "amean"), rank_kernel="mean_rank"),
+    "gmr": _Entry(
+        "rank", False, "no", 1.0, _INF, True, "geometric mean rank", synonyms=("geometricmeanrank",),
+        rank_kernel="geometric_mean_rank"),
+    "igmr": _Entry(
+        "rank", True, "no", 0.0, 1.0, True, "inverse geometric mean rank",
+        synonyms=("inversegeometricmeanrank",), rank_kernel="inverse_geometric_mean_rank"),
+    "hmr": _Entry(
+        "rank", False, "no", 1.0, _INF, True, "harmonic mean rank (1 / MRR)", synonyms=("harmonicmeanrank",),
+        rank_kernel="harmonic_mean_rank"),
+    "iamr": _Entry(
+        "rank", True, "no", 0.0, 1.0, True, "inverse arithmetic mean rank (1 / MR)",
+        synonyms=("inversearithmeticmeanrank",), rank_kernel="inverse_arithmetic_mean_rank"),
+    "medianrank": _Entry(
+        "rank", False, "no", 1.0, _INF, True, "median rank", synonyms=("median",), rank_kernel="median_rank"),
+    "inversemedianrank": _Entry(
+        "rank", True, "no", 0.0, 1.0, True, "inverse median rank", synonyms=(),
+        rank_kernel="inverse_median_rank"),
+    "rankstd": _Entry(
+        "rank", False, "no", 0.0, _INF, True, "population standard deviation of the ranks", synonyms=("std",),
+        rank_kernel="rank_std"),
+    "rankvar": _Entry(
+        "rank", False, "no", 0.0, _INF, True, "population variance of the ranks", synonyms=("var", "variance"),
+        rank_kernel="rank_variance"),
+    "rankmad": _Entry(
+        "rank", False, "no", 0.0, _INF, True, "median absolute deviation of the ranks, scaled by 1/0.67449",
+        synonyms=("mad",), rank_kernel="rank_mad"),
+    "count": _Entry(
+        "rank", True, "no", 0.0, _INF, True, "number of ranks (targets) aggregated", synonyms=("rankcount",),
+        rank_kernel="target_count"),
+    "amr": _Entry(
+        "rank", False, "no", 0.0, 2.0, True, "adjusted mean rank: MR / E[MR] (Berrendorf et al. 2020)",
+        synonyms=("adjustedmeanrank", "aamr"), rank_kernel="adjusted"),
+    "amri": _Entry(
+        "rank", True, "no", -1.0, 1.0, True, "adjusted mean rank index: 1 - (MR - 1) / (E[MR] - 1)",
+        synonyms=("adjustedmeanrankindex", "aamri"), rank_kernel="adjusted"),
+    "agmri": _Entry(
+        "rank", True, "no", -_INF, 1.0, True, "adjusted geometric mean rank index",
+        synonyms=("adjustedgeometricmeanrankindex",), rank_kernel="adjusted"),
+    "amrr": _Entry(
+        "rank", True, "no", -_INF, 1.0, True, "adjusted MRR: (MRR - E[MRR]) / (1 - E[MRR])",
+        synonyms=("adjustedmrr", "adjustedmeanreciprocalrank", "aihmr"), rank_kernel="adjusted"),
+    "ahits": _Entry(
+        "rank", True, "required", -_INF, 1.0, True, "adjusted hits at k: (H - E[H]) / (1 - E[H])",
+        synonyms=("adjustedhits", "ah"), rank_kernel="adjusted"),
+    "zmr": _Entry(
+        "rank", True, "no", -_INF, _INF, True, "z-scored mean rank (sign flipped: higher is better)",
+        synonyms=("zamr",), rank_kernel="adjusted"),
+    "zmrr": _Entry(
+        "rank", True, "no", -_INF, _INF, True, "z-scored mean reciprocal rank", synonyms=("zihmr",),
+        rank_kernel="adjusted"),
+    "zgmr": _Entry(
+        "rank", True, "no", -_INF, _INF, True, "z-scored geometric mean rank (sign flipped: higher is better)",
+        synonyms=(), rank_kernel="adjusted"),
+    "zhits": _Entry(
+        "rank", True, "required", -_INF, _INF, True, "z-scored hits at k", synonyms=("zh",),
+        rank_kernel="adjusted"),
 }
 
 # Canonical spellings shown to users (registry keys are normalised).
@@ -129,13 +176,23 @@ _DISPLAY = {
 }
 
 _ALIASES = {}
-for _base, _row in _SPECS.items():
+for _base, _entry in _SPECS.items():
     _ALIASES[_base] = _base
-    for _syn in _row[-1]:
+    for _syn in _entry.synonyms:
         _ALIASES[_syn] = _base
 
 # Metrics that exist in both families: list metrics when targets="first", rank statistics otherwise.
-DUAL_FAMILY = frozenset({"mrr", "hits"})
+DUAL_FAMILY = frozenset(base for base, entry in _SPECS.items() if entry.list_kernel and entry.rank_kernel)
+
+
+def list_kernel(base):
+    """The ``ListKernels`` method that computes the list metric ``base``."""
+    return _SPECS[base].list_kernel
+
+
+def rank_kernel(base):
+    """The ``RankStats`` method that computes the rank statistic ``base``."""
+    return _SPECS[base].rank_kernel
 
 
 def _normalise(name):
@@ -164,9 +221,9 @@ def metric_names():
     True
     """
     names = []
-    for base, row in _SPECS.items():
-        names.append(_display(base, None) + ("@k" if row[2] == "required" else ""))
-        if row[2] == "optional":
+    for base, entry in _SPECS.items():
+        names.append(_display(base, None) + ("@k" if entry.takes_k == "required" else ""))
+        if entry.takes_k == "optional":
             names.append(_display(base, None) + "@k")
     return sorted(names)
 
@@ -179,7 +236,7 @@ def _suggestions(text):
     hints = []
     for alias in close:
         base = _ALIASES[alias]
-        takes_k = _SPECS[base][2]
+        takes_k = _SPECS[base].takes_k
         if takes_k == "no":
             hint = _display(base, None)
         elif sep or takes_k == "required":
@@ -249,7 +306,7 @@ def _parse(name):
         raise ValueError(
             f"Unknown metric {name!r}.{hint} Valid names: {', '.join(metric_names())}."
         )
-    family, gib, takes_k, lower, upper, needs_relevant, description, _ = _SPECS[base]
+    takes_k = _SPECS[base].takes_k
     k = None
     if sep:
         if takes_k == "no":
@@ -259,9 +316,16 @@ def _parse(name):
         raise ValueError(
             f"Metric {_display(base, None)!r} needs a cut-off, e.g. {_display(base, 10)!r}. Got {name!r} instead."
         )
+    return _spec(base, k)
+
+
+def _spec(base, k):
+    """The MetricSpec of a registry entry with cut-off ``k`` (None: none)."""
+    entry = _SPECS[base]
     return MetricSpec(
-        name=_display(base, k), base=base, family=family, greater_is_better=gib, takes_k=takes_k, k=k,
-        lower=lower, upper=upper, needs_relevant=needs_relevant, description=description,
+        name=_display(base, k), base=base, family=entry.family, greater_is_better=entry.greater_is_better,
+        takes_k=entry.takes_k, k=k, lower=entry.lower, upper=entry.upper, needs_relevant=entry.needs_relevant,
+        description=entry.description,
     )
 
 
@@ -277,10 +341,7 @@ def _parse_k(text, name):
 
 def base_spec(base):
     """The spec of a canonical base name without a cut-off (for the metric functions)."""
-    family, gib, takes_k, lower, upper, needs_relevant, description, _ = _SPECS[base]
-    return MetricSpec(name=_display(base, None), base=base, family=family, greater_is_better=gib,
-                      takes_k=takes_k, k=None, lower=lower, upper=upper, needs_relevant=needs_relevant,
-                      description=description)
+    return _spec(base, None)
 
 
 def with_k(spec, k):
