@@ -30,8 +30,17 @@ Conventions shared by every function of this module:
 - **Degenerate data.** When a test has nothing to work with (all differences
   zero, every value equal, zero variance) it returns a defined answer and
   emits a :class:`DegenerateDataWarning` instead of failing.
+- **Results** are plain data, as scipy's: they pickle and copy, and an
+  unpickled :class:`ComparisonResult` still computes its intervals.
 """
 
+# The modules, for contributors: _validation (argument checks, per-query values, warnings at the caller),
+# _pairing (reports to values, alignment by query id, test="auto"), _tests (the two-sample tests on
+# scipy.stats, wins/ties/losses, the dispatch _run), _hodges_lehmann (estimates and distribution-free
+# intervals of the rank tests), _intervals (the intervals a result computes on demand, stored as data),
+# _results (the result classes and the table's columns), then one module per public function family:
+# _compare (compare, mann_whitney_u), _multiple (compare_many, p-value adjustments), _corrected_ttest,
+# _bootstrap_ci.
 from ..exceptions import DegenerateDataWarning, UnpairedQueriesWarning
 from ._bootstrap_ci import bootstrap_ci
 from ._compare import compare, mann_whitney_u

@@ -22,6 +22,9 @@ def _format_number(value):
 class ComparisonResult:
     """Result of a two-sample comparison.
 
+    Like scipy's result objects it holds data only: it pickles and copies,
+    and a copy computes its confidence intervals as the original does.
+
     Attributes
     ----------
     statistic : float
