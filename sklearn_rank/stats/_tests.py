@@ -57,6 +57,7 @@ def _constant_difference_answer(difference, alternative):
 
 
 def _mann_whitney(x, y, alternative, confidence_level):
+    """scipy's Mann-Whitney U, the Hodges-Lehmann shift and the rank-biserial correlation of validated samples."""
     n_a, n_b = x.size, y.size
     wins, ties, losses = _cross_pair_counts(x, y)
     combined = np.concatenate([x, y])
@@ -77,6 +78,7 @@ def _mann_whitney(x, y, alternative, confidence_level):
 
 
 def _wilcoxon(x, y, alternative, confidence_level):
+    """scipy's Wilcoxon signed-rank test, the Hodges-Lehmann estimate and the matched-pairs rank-biserial."""
     d = x - y
     nonzero = d[d != 0]
     if nonzero.size == 0:
@@ -91,7 +93,6 @@ def _wilcoxon(x, y, alternative, confidence_level):
         effect = float((ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / ranks.sum())
     walsh = _WalshAverages(d)
     n = d.size
-
     result = ComparisonResult(
         statistic=statistic, pvalue=pvalue, test="wilcoxon", alternative=alternative, n_a=n, n_b=n,
         estimate=_median_of(walsh), estimate_name="hodges_lehmann", effect_size=effect,
@@ -101,6 +102,7 @@ def _wilcoxon(x, y, alternative, confidence_level):
 
 
 def _ttest(x, y, paired, alternative, confidence_level):
+    """scipy's paired or Welch t test, with d_z or Cohen's d; a defined answer for data without variance."""
     n_a, n_b = x.size, y.size
     if paired:
         d = x - y
@@ -151,6 +153,7 @@ def _mean_effect(x, y, paired):
 
 
 def _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples):
+    """scipy's permutation test of the mean difference (sign flips when paired), with a BCa bootstrap interval."""
     n_a, n_b = x.size, y.size
     difference, effect, effect_name = _mean_effect(x, y, paired)
     values = x - y if paired else np.concatenate([x, y])
@@ -198,6 +201,7 @@ def _bootstrap_pvalue(distribution, alternative):
 
 
 def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples):
+    """scipy's BCa bootstrap of the mean difference, and the percentile-bootstrap p-value."""
     n_a, n_b = x.size, y.size
     difference, effect, effect_name = _mean_effect(x, y, paired)
     data, statistic_function = _bootstrap_data(x, y, paired)
