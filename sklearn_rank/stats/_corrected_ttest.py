@@ -7,7 +7,7 @@ import numpy as np
 from scipy import stats as _scipy_stats
 
 from ._intervals import _PointInterval, _TInterval
-from ._results import ComparisonResult
+from ._results import ComparisonResult, _with_interval
 from ._tests import _constant_difference_answer, _degenerate, _standardised, _variance
 from ._validation import _ALTERNATIVES, _as_values, _check_choice
 
@@ -98,8 +98,7 @@ def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sid
         statistic = difference / standard_error
         pvalue = _pvalue_from_t(statistic, df, alternative)
         interval = _TInterval(difference, standard_error, df, alternative)
-    return ComparisonResult(
+    return _with_interval(ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="corrected_ttest", alternative=alternative,
         n_a=folds, n_b=folds, estimate=difference, estimate_name="mean_difference",
-        effect_size=_standardised(difference, math.sqrt(variance)), effect_size_name="d_z", paired=True,
-        _interval=interval)
+        effect_size=_standardised(difference, math.sqrt(variance)), effect_size_name="d_z", paired=True), interval)

@@ -11,6 +11,11 @@ ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 ConfidenceInterval.__doc__ = """Confidence interval ``(low, high)`` for the difference ``a - b``.
 
 One-sided alternatives give one infinite bound, as in :mod:`scipy.stats`.
+
+Attributes
+----------
+low, high : float
+    The lower and the upper bound.
 """
 
 
@@ -72,11 +77,11 @@ class ComparisonResult:
     paired: bool
     n_unpaired_a: int = 0
     n_unpaired_b: int = 0
-    # how to compute the interval at a level: one of the data objects of ``_intervals`` (no closure, so that
-    # results pickle)
-    _interval: Callable[[float], tuple] | None = field(default=None, compare=False)
-    _confidence_level: float = field(default=0.95, compare=False)
-    _cache: dict = field(default_factory=dict, compare=False)
+    # Set by _with_interval, not by the constructor: how to compute the interval at a level (one of the data
+    # objects of ``_intervals``; no closure, so that results pickle), its default level, computed intervals.
+    _interval: Callable[[float], tuple] | None = field(default=None, init=False, compare=False)
+    _confidence_level: float = field(default=0.95, init=False, compare=False)
+    _cache: dict = field(default_factory=dict, init=False, compare=False)
 
     def confidence_interval(self, confidence_level=None):
         """Confidence interval for the difference ``a - b``.
@@ -122,6 +127,16 @@ class ComparisonResult:
                 + (f"    n_unpaired_a={self.n_unpaired_a}, n_unpaired_b={self.n_unpaired_b},\n"
                    if self.n_unpaired_a or self.n_unpaired_b else "")
                 + ")")
+
+
+def _with_interval(result, interval, confidence_level=0.95):
+    """``result``, whose ``confidence_interval(level)`` is ``interval(level)``, at ``confidence_level`` by default.
+
+    The constructor leaves these private fields out, so that it takes (and documents) the public fields only.
+    """
+    object.__setattr__(result, "_interval", interval)
+    object.__setattr__(result, "_confidence_level", confidence_level)
+    return result
 
 
 @dataclass(frozen=True)
@@ -188,6 +203,15 @@ _ROW_FIELDS = frozenset(row_field.name for row_field in fields(ComparisonRow))
 
 class ComparisonTable(Sequence):
     """The comparisons of :func:`compare_many`: a sequence of :class:`ComparisonRow`.
+
+    Parameters
+    ----------
+    rows : iterable of ComparisonRow
+        The comparisons, in table order.
+    correction : str or None
+        The multiple-comparison correction applied to the rows' p-values.
+    alternative : str
+        The alternative hypothesis of every test.
 
     Attributes
     ----------

@@ -11,7 +11,7 @@ from ._hodges_lehmann import _median_of, _PairwiseDifferences, _WalshAverages
 from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterval, _mean, _mean_difference,
                          _PointInterval, _scipy_ttest, _TTestInterval, _WilcoxonInterval)
 from ._pairing import _prepare
-from ._results import ComparisonResult
+from ._results import ComparisonResult, _with_interval
 from ._validation import (TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level,
                           _check_n_resamples, _check_paired, _check_rng, _warn)
 
@@ -69,11 +69,11 @@ def _mann_whitney(x, y, alternative, confidence_level):
         res = _scipy_stats.mannwhitneyu(x, y, alternative=alternative)
         statistic, pvalue = float(res.statistic), float(res.pvalue)
     differences = _PairwiseDifferences(x, y)
-    result = ComparisonResult(
+    result = _with_interval(ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="mannwhitneyu", alternative=alternative,
         n_a=n_a, n_b=n_b, estimate=_median_of(differences), estimate_name="hodges_lehmann",
-        effect_size=(wins - losses) / (n_a * n_b), effect_size_name="rank_biserial", paired=False,
-        _interval=_MannWhitneyInterval(differences, alternative), _confidence_level=confidence_level)
+        effect_size=(wins - losses) / (n_a * n_b), effect_size_name="rank_biserial", paired=False),
+        _MannWhitneyInterval(differences, alternative), confidence_level)
     return result, (wins, ties, losses)
 
 
@@ -93,11 +93,10 @@ def _wilcoxon(x, y, alternative, confidence_level):
         effect = float((ranks[nonzero > 0].sum() - ranks[nonzero < 0].sum()) / ranks.sum())
     walsh = _WalshAverages(d)
     n = d.size
-    result = ComparisonResult(
+    result = _with_interval(ComparisonResult(
         statistic=statistic, pvalue=pvalue, test="wilcoxon", alternative=alternative, n_a=n, n_b=n,
         estimate=_median_of(walsh), estimate_name="hodges_lehmann", effect_size=effect,
-        effect_size_name="rank_biserial", paired=True, _interval=_WilcoxonInterval(walsh, alternative),
-        _confidence_level=confidence_level)
+        effect_size_name="rank_biserial", paired=True), _WilcoxonInterval(walsh, alternative), confidence_level)
     return result, _paired_counts(x, y)
 
 
@@ -132,11 +131,10 @@ def _ttest(x, y, paired, alternative, confidence_level):
         res = _scipy_ttest(x, y, paired, alternative)
         statistic, pvalue = res.statistic, res.pvalue
         interval = _TTestInterval(x, y, paired, alternative)
-
-    result = ComparisonResult(
+    result = _with_interval(ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="ttest", alternative=alternative, n_a=n_a,
         n_b=n_b, estimate=difference, estimate_name="mean_difference", effect_size=effect,
-        effect_size_name=effect_name, paired=paired, _interval=interval, _confidence_level=confidence_level)
+        effect_size_name=effect_name, paired=paired), interval, confidence_level)
     return result, counts
 
 
@@ -177,10 +175,10 @@ def _permutation(x, y, paired, alternative, confidence_level, generator, n_resam
         interval = _PointInterval(difference, alternative)
     else:
         interval = _BootstrapInterval(x, y, paired, alternative, n_resamples, seed=seed)
-    result = ComparisonResult(
+    result = _with_interval(ComparisonResult(
         statistic=statistic, pvalue=pvalue, test="permutation", alternative=alternative, n_a=n_a, n_b=n_b,
         estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,
-        paired=paired, _interval=interval, _confidence_level=confidence_level)
+        paired=paired), interval, confidence_level)
     return result, _paired_counts(x, y) if paired else _cross_pair_counts(x, y)
 
 
@@ -219,10 +217,10 @@ def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_re
         pvalue = _bootstrap_pvalue(res.bootstrap_distribution, alternative)
         interval = _BootstrapInterval(x, y, paired, alternative, n_resamples, result=res,
                                       result_level=confidence_level)
-    result = ComparisonResult(
+    result = _with_interval(ComparisonResult(
         statistic=difference, pvalue=pvalue, test="bootstrap", alternative=alternative, n_a=n_a, n_b=n_b,
         estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,
-        paired=paired, _interval=interval, _confidence_level=confidence_level)
+        paired=paired), interval, confidence_level)
     return result, _paired_counts(x, y) if paired else _cross_pair_counts(x, y)
 
 
@@ -247,5 +245,6 @@ def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_re
     else:
         result, counts = _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples)
     if n_unpaired_a or n_unpaired_b:
-        result = replace(result, n_unpaired_a=n_unpaired_a, n_unpaired_b=n_unpaired_b, _cache={})
+        result = _with_interval(replace(result, n_unpaired_a=n_unpaired_a, n_unpaired_b=n_unpaired_b),
+                                result._interval, result._confidence_level)
     return result, counts
