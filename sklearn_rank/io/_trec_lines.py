@@ -22,6 +22,16 @@ class Qrels:
 
     The readers give ``qid`` and ``docno`` as ``str`` arrays (see the module
     docstring for when they are ``object`` arrays) and ``relevance`` as int64.
+
+    Attributes
+    ----------
+    qid : ndarray of shape (n_judgements,)
+        The query id of each judgement.
+    docno : ndarray of shape (n_judgements,)
+        The judged document.
+    relevance : ndarray of shape (n_judgements,)
+        The relevance level (negative levels, "judged non-relevant", are kept
+        as read).
     """
 
     qid: np.ndarray
@@ -39,6 +49,17 @@ class Run:
     The readers give ``qid`` and ``docno`` as ``str`` arrays (see the module
     docstring for when they are ``object`` arrays), ``score`` as float64 and
     ``name`` as the run id of the first line.
+
+    Attributes
+    ----------
+    qid : ndarray of shape (n_rows,)
+        The query id of each retrieved document.
+    docno : ndarray of shape (n_rows,)
+        The retrieved document.
+    score : ndarray of shape (n_rows,)
+        Its score: documents are ranked by decreasing score.
+    name : str, default="run"
+        The run id.
     """
 
     qid: np.ndarray
