@@ -26,16 +26,23 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     Parameters
     ----------
     qrels : Qrels or path
+        The judgements, or the path of a qrels file (read with
+        :func:`read_qrels`).
     run : Run or path
-    metrics : sequence of str
+        The run, or the path of a run file (read with :func:`read_run`).
+    metrics : sequence of str, default=("map", "mrr", "ndcg@10")
+        Metric names, as for :func:`sklearn_rank.evaluate`.
     relevance_level : int, default=None
-        trec_eval's ``-l`` (default: relevance > 0).
+        The lowest relevance level that counts as relevant, trec_eval's ``-l``
+        (default: relevance > 0).
     missing : {"skip", "zero"}, default="skip"
         Judged queries without any retrieved document: left out of the
         average (trec_eval's default), or counted as 0 (``-c``).
     ties : str, default="trec"
         ``"trec"`` or one of the tie policies of :func:`evaluate`.
     gain : {"linear", "exponential"}, default="linear"
+        The gain of a relevance level in (n)DCG: the level itself
+        (trec_eval), or ``2**level - 1``.
 
     Returns
     -------
