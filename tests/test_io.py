@@ -395,6 +395,19 @@ def test_a_run_without_any_judged_query_says_so(tmp_path, monkeypatch, generic, 
         evaluate_trec(qrels, Run(np.array([], dtype=str), np.array([], dtype=str), np.array([])))
 
 
+def test_the_command_line_reports_errors_of_the_io_modules_in_one_line(tmp_path, capsys):
+    # sklearn_rank.io is a package: a ValueError raised by one of its modules (not a TrecFormatError) is still
+    # the package's own input error on the command line, exit 2 with one line and no traceback.
+    from sklearn_rank.cli import main
+
+    qrels_path, run_path = _disjoint_files(tmp_path)
+    assert main(["evaluate", str(qrels_path), str(run_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("sklearn-rank: error: The run and the qrels must have a query in common"), line
+
+
 # ------------------------------------------------------------------------------------------------
 # Item 20: memory follows the size of the file, not the longest field times the rows
 # ------------------------------------------------------------------------------------------------
