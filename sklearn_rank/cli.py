@@ -28,6 +28,8 @@ from .metrics import evaluate
 
 __all__ = ["main"]
 
+_TESTS = ("auto", "mannwhitneyu", "wilcoxon", "ttest", "permutation", "bootstrap")
+_CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 DEFAULT_METRICS = ["mrr", "map", "ndcg@10", "p@10", "r@100", "hits@10"]
 
 
@@ -349,8 +351,13 @@ def _format_comparison(table, metric, reports, n_undefined, fmt):
         return _json({"metric": metric, "means": {n: _jsonable(m) for n, m in means.items()},
                       "n_undefined": n_undefined, "correction": table.correction,
                       "comparisons": [{k: _jsonable(v) for k, v in r.items()} for r in records]})
-    columns = ["a", "b", "test", "paired", "n_a", "n_b", "n_left_out", "statistic", "pvalue", "pvalue_adjusted",
-               "estimate", "effect_size", "wins", "ties", "losses"]
+    from .stats._results import TABLE_COLUMNS  # compare has loaded stats already
+
+    # the comparison table's columns, less those the output says otherwise (names, the unpaired counts
+    # summed into n_left_out)
+    columns = [c for c in TABLE_COLUMNS if c not in ("n_unpaired_a", "n_unpaired_b", "estimate_name",
+                                                     "effect_size_name")]
+    columns.insert(columns.index("n_b") + 1, "n_left_out")
     if fmt == "csv":
         rows = [columns] + [[repr(r[c]) if isinstance(r[c], float) else r[c] for c in columns] for r in records]
         return _csv_text(rows)
@@ -405,11 +412,13 @@ def build_parser():
     cp.set_defaults(metrics=["map"])
     _table_options(cp)
     cp.add_argument("--group", help="table column whose values name the groups to compare")
-    cp.add_argument("--test", default="auto",
-                    choices=("auto", "wilcoxon", "mannwhitneyu", "ttest", "permutation", "bootstrap"),
+    # stats' TESTS and CORRECTIONS, written out: importing stats here would load scipy.stats for every
+    # command (a test checks that the lists agree)
+    cp.add_argument("--test", default="auto", choices=_TESTS,
                     help="test (default: paired Wilcoxon on the queries both sides share, Mann-Whitney when "
                          "they share none)")
-    cp.add_argument("--correction", default="holm", choices=("holm", "bonferroni", "fdr_bh", "none"))
+    cp.add_argument("--correction", default="holm",
+                    choices=_CORRECTIONS)
     cp.add_argument("--baseline", help="compare every other run with this one only")
     cp.add_argument("--seed", type=int, default=0, help="seed of the resampling tests")
     cp.add_argument("--format", choices=("table", "json", "csv"), default="table")

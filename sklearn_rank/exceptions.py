@@ -9,7 +9,8 @@ which the metric functions and the command line do not need. Filter it by this c
 ``UserWarning``.
 """
 
-__all__ = ["UndefinedMetricWarning", "TrecFormatError", "DegenerateDataWarning", "UnpairedQueriesWarning"]
+__all__ = ["UndefinedMetricWarning", "TrecFormatError", "TableFormatError", "DegenerateDataWarning",
+           "UnpairedQueriesWarning"]
 
 
 class UndefinedMetricWarning(UserWarning):
@@ -18,6 +19,10 @@ class UndefinedMetricWarning(UserWarning):
 
 class TrecFormatError(ValueError):
     """A malformed line in a TREC file (the message names the file and line)."""
+
+
+class TableFormatError(ValueError):
+    """A table that cannot be read, or a bad value in it (the message names the file, line or row, and column)."""
 
 
 class DegenerateDataWarning(UserWarning):

@@ -793,3 +793,11 @@ def test_warnings_take_one_line(tmp_path):
     assert json.loads(done.stdout)["summary"] == {"mr": None, "map": 0.0}  # mr undefined: null, not NaN
     (line,) = done.stderr.splitlines()
     assert line.startswith("sklearn-rank: warning: ") and "'mr'" in line
+
+
+def test_compare_choices_are_the_stats_choices():
+    from sklearn_rank import cli
+    from sklearn_rank.stats._validation import CORRECTIONS, TESTS
+
+    assert cli._TESTS == TESTS
+    assert cli._CORRECTIONS == tuple("none" if c is None else c for c in CORRECTIONS)

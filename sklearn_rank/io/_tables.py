@@ -13,9 +13,7 @@ import stat
 
 import numpy as np
 
-
-class TableFormatError(ValueError):
-    """A table that cannot be read, or a bad value in it (the message names the file, line or row, and column)."""
+from ..exceptions import TableFormatError
 
 
 _CHUNK_ROWS = 16384
