@@ -21,6 +21,7 @@ the realistic policy is blocks of size one at fractional mid positions.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from math import factorial
@@ -30,10 +31,11 @@ from scipy.special import digamma, gammaln, polygamma
 
 from ._inputs import GroupedData
 
-# Rows of the score matrix processed at once in the label-index layout: the chunk (1 MiB of
-# float32 scores) and its boolean buffer stay in the CPU cache between the passes over them,
-# whatever the matrix size (2**19 measured 10-15% slower on workload 2, 2**16 too).
-_CHUNK_ELEMENTS = 1 << 18
+# Entries of the score matrix processed at once in the label-index layout, whole rows: the
+# chunk (512 KiB of float32 scores) and its flag buffers stay in a 2 MiB CPU cache between the
+# passes over them, whatever the matrix size (2**18 measured 5-10% slower on workload 2, 2**16
+# no faster).
+_CHUNK_ELEMENTS = 1 << 17
 
 
 @dataclass
@@ -362,12 +364,62 @@ def _make_ranks(s, m, r, ordinal, n_cand, num_relevant, query, qid):
 # --------------------------------------------------------------------------------------------
 # Label-index layout: count, never sort.
 # --------------------------------------------------------------------------------------------
+class _RowCounter:
+    """Reusable boolean row buffers and a fast count of the True entries of each row.
+
+    Counting is the hot loop of the label-index layout, so no boolean sum (which widens every
+    element to int64). Rows of at least 256 entries are padded with zeros to whole 64-bit words
+    and summed a word at a time, 8 entries in 8 byte lanes at once, in groups of at most 255
+    words so that no lane overflows; ``totals`` adds the lanes up. Shorter rows are summed entry
+    by entry into a narrow integer. ``words`` and ``keep_words`` view ``buffer`` and ``keep``
+    (rows of not-excluded flags) as what ``count`` sums; ``keep_words`` masks ``words`` in place.
+    """
+
+    def __init__(self, n_rows, n_columns, keep=False):
+        words = -(-n_columns // 8)
+        self.groups = -(-words // 255) if n_columns >= 256 else 0
+        self.per_group = -(-words // self.groups) if self.groups else 0
+        self.buffer, self.words = self._make(n_rows, n_columns)
+        self.keep, self.keep_words = self._make(n_rows, n_columns) if keep else (None, None)
+        # the count of a view from ``words``/``keep_words`` into rows of an accumulator
+        if self.groups:
+            self.count = functools.partial(np.add.reduce, axis=2)
+        else:
+            self.count = functools.partial(np.add.reduce, axis=1, dtype=self.accumulator(0).dtype)
+
+    def _make(self, n_rows, n_columns):
+        if not self.groups:
+            data = np.zeros((n_rows, n_columns), dtype=bool)
+            return data, data.view(np.uint8)
+        storage = np.zeros((n_rows, self.groups * self.per_group * 8), dtype=bool)  # padding stays 0
+        return storage[:, :n_columns], storage.view(np.uint64).reshape(n_rows, self.groups, self.per_group)
+
+    def accumulator(self, n_rows):
+        """Zeros to ``count`` into, one row per buffer row."""
+        if self.groups:
+            return np.zeros((n_rows, self.groups), dtype=np.uint64)
+        return np.zeros(n_rows, dtype=np.uint16)  # rows of fewer than 256 entries
+
+    def totals(self, counted):
+        """The counts per row (int64) from rows of an accumulator."""
+        if not self.groups:
+            return counted.astype(np.int64)
+        # byte lanes (each <= 255) to four 16-bit lanes, then their sum in the top 16 bits
+        low = np.uint64(0x00FF00FF00FF00FF)
+        pairs = (counted & low) + ((counted >> np.uint64(8)) & low)
+        lanes = (pairs * np.uint64(0x0001000100010001)) >> np.uint64(48)
+        return lanes.sum(axis=1, dtype=np.int64)
+
+
 class LabelIndexStructure:
     """Counts, for each row, candidates scored above and level with the true one.
 
-    A sparse exclusion mask is never made dense: the counts are taken over every candidate,
-    then the excluded entries' share is subtracted, in time proportional to their number.
-    A dense mask is folded into the comparisons of each chunk of rows, in place.
+    The counts are taken chunk of rows by chunk of rows. A sparse exclusion mask is never
+    made dense: the counts are taken over every candidate, then the excluded entries' share is
+    subtracted, in time proportional to their number. A dense boolean mask is inverted into a
+    reused buffer of kept flags, chunk by chunk, which masks the comparisons in place and
+    whose count is the number of candidates. (Locating the few entries of a sparse-ish dense
+    mask and subtracting them as for a sparse mask measured no faster: reading it dominates.)
     """
 
     def __init__(self, data, stable=True):
@@ -375,86 +427,112 @@ class LabelIndexStructure:
         self.stable = stable
         score, target, exclude = data.score, data.target, data.exclude
         n_q, n_c = score.shape
-        rows = np.arange(n_q)
-        true_scores = score[rows, target]
-        self.greater = np.empty(n_q, dtype=np.int64)
-        self.equal = np.empty(n_q, dtype=np.int64)
-        self.equal_before = np.zeros(n_q, dtype=np.int64)
-        self.n_candidates = np.full(n_q, n_c, dtype=np.int64)
+        true_scores = score[np.arange(n_q), target]
         sparse = exclude is not None and hasattr(exclude, "indptr")
-        # the finiteness test sums each chunk: an overflow there is no error (see _count_chunks)
-        with np.errstate(over="ignore", invalid="ignore"):
-            self._count_chunks(score, true_scores, target, exclude, sparse, stable)
-        if sparse:
-            ex_rows = np.repeat(rows, np.diff(exclude.indptr))
-            ex_cols = exclude.indices
-            values = score[ex_rows, ex_cols]
-            level = true_scores[ex_rows]
-            self.greater -= np.bincount(ex_rows, weights=values > level, minlength=n_q).astype(np.int64)
-            tied = values == level
-            self.equal -= np.bincount(ex_rows, weights=tied, minlength=n_q).astype(np.int64)
-            if stable:
-                before = tied & (ex_cols < target[ex_rows])
-                self.equal_before -= np.bincount(ex_rows, weights=before, minlength=n_q).astype(np.int64)
-            self.n_candidates -= np.diff(exclude.indptr)
-
-    def _count_chunks(self, score, true_scores, target, exclude, sparse, stable):
-        """Candidates above, level with, and level with but before the true one, row chunk by chunk."""
-        n_q, n_c = score.shape
         dense = exclude is not None and not sparse
         step = max(1, _CHUNK_ELEMENTS // max(n_c, 1))
-        # One boolean buffer, reused: fresh temporaries would cost a page fault per chunk.
-        buffer = np.empty((min(step, n_q), n_c), dtype=bool)
+        counter = _RowCounter(min(step, n_q), n_c, keep=dense)
+        counts = [counter.accumulator(n_q) for _ in range(3 if dense else 2)]
+        # Each chunk's extremes prove its scores finite (max and min propagate NaN), checked at
+        # the end: two fast passes over a chunk already in the cache.
+        n_chunks = -(-n_q // step)
+        extremes = [np.empty(n_chunks, dtype=score.dtype), np.empty(n_chunks, dtype=score.dtype)] \
+            if score.dtype.kind == "f" else None  # other scores (integers) are finite
+        self.equal_before = np.zeros(n_q, dtype=np.int64)
+        self._count_chunks(score, true_scores, target, exclude if dense else None, step, counter, counts, extremes)
+        if extremes is not None:
+            self._check_finite(score, extremes, exclude, step)
+        self.greater = counter.totals(counts[0])
+        self.equal = counter.totals(counts[1]) - 1  # the true candidate ties with itself
+        self.n_candidates = counter.totals(counts[2]) if dense else np.full(n_q, n_c, dtype=np.int64)
+        if sparse:
+            self._subtract_excluded(score, true_scores, target, exclude)
+
+    def _count_chunks(self, score, true_scores, target, mask, step, counter, counts, extremes):
+        """Candidates above, level with, and level with but before the true one, chunk by chunk;
+        with a dense ``mask``, among the candidates it keeps, and how many it keeps.
+
+        Every pass writes into the counter's buffers or into rows of the accumulators (only
+        rows with ties under input order take a temporary), so a chunk costs a fixed number of
+        fast passes over data already in the cache, and the mask is read once.
+        """
+        n_q, n_c = score.shape
+        greater, equal = counts[0], counts[1]
+        kept = counts[2] if mask is not None else None
+        largest, smallest = extremes if extremes is not None else (None, None)
+        true_column = true_scores[:, None]
         cols = np.arange(n_c)
-        # Narrow accumulators sum the boolean counts several times faster than a boolean sum,
-        # which widens every element to int64.
-        count_type = np.uint16 if n_c <= np.iinfo(np.uint16).max else np.uint32
-        count = np.add.reduce
-        floating = score.dtype.kind in "fc"  # other scores (integers) are finite
-        for lo in range(0, n_q, step):
-            hi = min(n_q, lo + step)
+        maximum, minimum, count, not_, and_ = (np.maximum.reduce, np.minimum.reduce, counter.count,
+                                               np.logical_not, np.bitwise_and)
+        hit, keep, words, keep_words = counter.buffer, counter.keep, counter.words, counter.keep_words
+        for chunk, lo in enumerate(range(0, n_q, step)):
+            hi = lo + step
+            if hi > n_q:  # the last chunk may be shorter
+                hi = n_q
+                rows = hi - lo
+                hit, words = hit[:rows], words[:rows]
+                if mask is not None:
+                    keep, keep_words = keep[:rows], keep_words[:rows]
             block = score[lo:hi]
-            hit = buffer[: hi - lo]
-            counts = hit.view(np.uint8)
-            true = true_scores[lo:hi, None]
-            mask = exclude[lo:hi] if dense else None
-            # A finite sum proves every score finite (NaN and inf propagate) in one pass; otherwise
-            # (an overflow of huge finite scores, or a NaN or inf, which is fine where excluded)
-            # look closer. The caller silences the overflow warning.
-            if floating and not np.isfinite(count(block, axis=None)):
-                self._check_finite(block, lo, None if mask is None else ~mask, exclude if sparse else None)
+            true = true_column[lo:hi]
+            if largest is not None:
+                largest[chunk] = maximum(block, axis=None)
+                smallest[chunk] = minimum(block, axis=None)
+            if mask is not None:  # kept flags, counted, then masking both comparisons
+                not_(mask[lo:hi], out=keep)
+                count(keep_words, out=kept[lo:hi])
             np.greater(block, true, out=hit)
-            if dense:
-                # a dense mask folds into the comparison: hit > excluded is hit and not excluded
-                np.greater(hit, mask, out=hit)
-                self.n_candidates[lo:hi] -= count(mask.view(np.uint8), axis=1, dtype=count_type)
-            self.greater[lo:hi] = count(counts, axis=1, dtype=count_type)
+            if mask is not None:
+                and_(words, keep_words, out=words)
+            count(words, out=greater[lo:hi])
             np.equal(block, true, out=hit)
-            if dense:
-                np.greater(hit, mask, out=hit)
-            equal = count(counts, axis=1, dtype=count_type)
-            self.equal[lo:hi] = equal
-            self.equal[lo:hi] -= 1  # the true candidate itself
-            if stable:
+            if mask is not None:
+                and_(words, keep_words, out=words)
+            count(words, out=equal[lo:hi])
+            if self.stable:
                 # Input order among ties matters only in rows where another candidate ties with
                 # the true one: few rows, so the column comparison runs on them alone.
-                tied = np.flatnonzero(equal > 1)
+                tied = np.flatnonzero(counter.totals(equal[lo:hi]) > 1)
                 if tied.size:
                     before = hit[tied] & (cols < target[lo + tied, None])
-                    self.equal_before[lo + tied] = count(before.view(np.uint8), axis=1, dtype=count_type)
+                    self.equal_before[lo + tied] = before.sum(axis=1)
+
+    def _subtract_excluded(self, score, true_scores, target, exclude):
+        """Take a sparse mask's entries out of the counts taken over every candidate."""
+        n_q = score.shape[0]
+        rows = np.repeat(np.arange(n_q), np.diff(exclude.indptr))
+        cols = exclude.indices
+        values = score[rows, cols]
+        level = true_scores[rows]
+
+        def tally(flags):
+            return np.bincount(rows, weights=flags, minlength=n_q).astype(np.int64)
+
+        self.greater -= tally(values > level)
+        tied = values == level
+        if tied.any():
+            self.equal -= tally(tied)
+            if self.stable:
+                self.equal_before -= tally(tied & (cols < target[rows]))
+        self.n_candidates -= np.diff(exclude.indptr)
 
     @staticmethod
-    def _check_finite(block, lo, keep, sparse_exclude):
-        bad = ~np.isfinite(block)
-        if keep is not None:
-            bad &= keep
-        if sparse_exclude is not None:
-            part = sparse_exclude[lo:lo + block.shape[0]]
-            bad[np.repeat(np.arange(block.shape[0]), np.diff(part.indptr)), part.indices] = False
-        if bad.any():
-            row = lo + int(np.flatnonzero(bad.any(axis=1))[0])
-            raise ValueError("`y_score` must be finite (excluded candidates may hold any value). "
-                             f"Got a NaN or infinite score in row {row} instead.")
+    def _check_finite(score, extremes, exclude, step):
+        """Raise unless every score that is not excluded is finite (excluded ones may be anything)."""
+        sparse = exclude is not None and hasattr(exclude, "indptr")
+        # Only the chunks whose extremes are not finite are looked at closely.
+        for chunk in np.flatnonzero(~(np.isfinite(extremes[0]) & np.isfinite(extremes[1]))):
+            lo = int(chunk) * step
+            bad = ~np.isfinite(score[lo:lo + step])
+            if sparse:
+                part = exclude[lo:lo + step]
+                bad[np.repeat(np.arange(bad.shape[0]), np.diff(part.indptr)), part.indices] = False
+            elif exclude is not None:
+                bad &= ~exclude[lo:lo + step]
+            if bad.any():
+                row = lo + int(np.flatnonzero(bad.any(axis=1))[0])
+                raise ValueError("`y_score` must be finite (excluded candidates may hold any value). "
+                                 f"Got a NaN or infinite score in row {row} instead.")
 
     def query_stats(self):
         n_q = self.data.n_queries

@@ -850,3 +850,50 @@ def test_label_index_dense_mask_in_chunks_matches_the_oracle(ties, monkeypatch):
                                  "amri": ("amri", None)}.items():
         assert got[name] == pytest.approx(oracles.target_statistic(statistic, expected, ties, k=k),
                                           rel=RTOL, abs=ATOL), name
+
+
+@pytest.mark.parametrize("n_candidates", [23, 300, 2100])  # entry by entry; 64-bit words in one and in 2 groups
+@pytest.mark.parametrize("density", ["sparse", "dense"])
+def test_label_index_dense_masks_sparse_and_dense_match_the_oracle(n_candidates, density, monkeypatch):
+    # Item 22: a dense mask becomes kept flags that mask both comparisons and are counted for
+    # the candidate counts, chunk by chunk, counted 8 flags a word for wide rows. Filtered
+    # link prediction excludes a few entries per row ("sparse"); a dense-ish mask excludes
+    # 30%. Small integer scores tie often; excluded cells hold NaN, or tie with the target, or
+    # beat it, some of them before the target's column (input order). The same mask as a
+    # sparse matrix (counted, then subtracted) gives the same ranks.
+    import sklearn_rank._ranks as ranks_module
+
+    rng = np.random.default_rng([73, n_candidates])
+    n_queries = 61
+    scores = rng.integers(0, 8, (n_queries, n_candidates)).astype(np.float32)
+    target = rng.integers(0, n_candidates, n_queries)
+    rows = np.arange(n_queries)
+    if density == "sparse":
+        mask = np.zeros((n_queries, n_candidates), dtype=bool)
+        mask[rows[:, None], rng.integers(0, n_candidates, (n_queries, 4))] = True
+    else:
+        mask = rng.random((n_queries, n_candidates)) < 0.3
+    before = np.maximum(target - 1, 0)  # excluded cells just before the target: tied, then above it
+    mask[rows, before] = True
+    scores[rows[::2], before[::2]] = scores[rows[::2], target[::2]]
+    scores[rows[1::2], before[1::2]] = scores[rows[1::2], target[1::2]] + 1
+    mask[rows, target] = False
+    scores[mask & (rng.random(mask.shape) < 0.2)] = np.nan
+    mask[7] = True  # a row with its target alone
+    mask[7, target[7]] = False
+    # a few rows per chunk and a shorter last chunk; at least one 64-bit word per row
+    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 7 * n_candidates)
+    expected = [oracles.label_index_rank(scores[i].tolist(), target[i], mask[i].tolist())
+                for i in range(n_queries)]
+    for exclude in (mask, sp.csr_matrix(mask)):
+        ranks = skr.compute_ranks(target, scores, exclude=exclude)
+        np.testing.assert_array_equal(ranks.optimistic, [t.optimistic for t in expected])
+        np.testing.assert_array_equal(ranks.pessimistic, [t.pessimistic for t in expected])
+        np.testing.assert_array_equal(ranks.ordinal, [t.ordinal for t in expected])
+        np.testing.assert_array_equal(ranks.num_candidates, [t.num_candidates for t in expected])
+        for ties in ("expected", "ordinal"):
+            got = skr.evaluate(target, scores, exclude=exclude, metrics=["mr", "mrr", "hits@3"], ties=ties).summary
+            for name, (statistic, k) in {"mr": ("mr", None), "mrr": ("mrr", None), "hits@3": ("hits", 3)}.items():
+                assert got[name] == pytest.approx(oracles.target_statistic(statistic, expected, ties, k=k),
+                                                  rel=RTOL, abs=ATOL), (name, ties)
+    assert any(t.ordinal > t.optimistic for t in expected)  # input order matters somewhere

@@ -239,35 +239,94 @@ def test_geometric_means_take_no_loop_over_distinct_weights(case):
     assert len(counts) == 1, counts
 
 
-def test_dense_mask_folds_into_the_comparisons_in_place(monkeypatch):
-    # A dense exclusion mask costs no chunk-sized temporary (the old path built ~mask per chunk
-    # and summed it through int64; item 22): the label index with one peaks no higher than
-    # without, beyond a few per-row arrays.
+@pytest.mark.parametrize("stable", [False, True])
+@pytest.mark.parametrize("masked", [False, True])
+def test_label_index_counts_into_preallocated_buffers(monkeypatch, masked, stable):
+    # Item 22: every pass of the count loop writes into buffers made once (a chunk of comparison
+    # flags, with a dense mask a chunk of kept flags) or into rows of per-row arrays: no
+    # temporary per chunk. The old loop built ~mask, its int64 row sums and, for input order,
+    # a column comparison per chunk, each as large as the chunk.
     import tracemalloc
 
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 1 << 16)
+    from sklearn_rank._inputs import prepare
+
+    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 1 << 18)
     rng = np.random.default_rng(17)
-    n_queries, n_candidates = 3000, 2000  # 32 rows per chunk of 64 KiB
+    n_queries, n_candidates = 650, 4000  # 65 rows (260 kB of flags) per chunk, 10 chunks
     scores = rng.random((n_queries, n_candidates), dtype=np.float32)
     target = rng.integers(0, n_candidates, n_queries)
     mask = rng.random((n_queries, n_candidates)) < 0.01
     mask[np.arange(n_queries), target] = False
-    from sklearn_rank._inputs import prepare
+    data = prepare(target, scores, exclude=mask if masked else None)
+    tracemalloc.start()
+    try:
+        ranks_module.LabelIndexStructure(data, stable=stable)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    chunk_flags = (1 << 18) // n_candidates * n_candidates  # 4000 columns: whole 64-bit words
+    per_row = 256 * n_queries  # the counts, their words, the extremes and the results
+    assert peak <= (2 if masked else 1) * chunk_flags + per_row, peak
 
-    peaks = {}
-    for name, exclude in (("none", None), ("dense", mask)):
-        data = prepare(target, scores, exclude=exclude)
-        for stable in (False, True):
-            tracemalloc.start()
-            ranks_module.LabelIndexStructure(data, stable=stable)
-            peaks[name, stable] = tracemalloc.get_traced_memory()[1]
-            tracemalloc.stop()
-    per_row = 8 * n_queries
-    for stable in (False, True):
-        assert peaks["dense", stable] <= peaks["none", stable] + per_row, peaks
-    chunk = (1 << 16) // n_candidates * n_candidates
-    # the unmasked path holds one boolean buffer and per-row arrays, no second chunk
-    assert peaks["none", True] < 2 * chunk + 8 * per_row, peaks
+
+@pytest.mark.parametrize("n_columns", [1, 7, 255, 256, 257, 2040, 2041, 4089, 15000])
+def test_row_counter_counts_match_a_plain_sum(n_columns):
+    # The word-wise count (8 flags per 64-bit word, groups of at most 255 words per lane)
+    # against a plain sum, with full rows (every lane at its limit), empty rows, random rows,
+    # and the kept flags masking the buffer.
+    rng = np.random.default_rng(n_columns)
+    n_rows = 6
+    counter = ranks_module._RowCounter(n_rows, n_columns, keep=True)
+    flags = rng.random((n_rows, n_columns)) < 0.5
+    flags[0] = True
+    flags[1] = False
+    keep = rng.random((n_rows, n_columns)) < 0.7
+    keep[0] = True
+    counter.buffer[...] = flags
+    counter.keep[...] = keep
+    counted = counter.accumulator(n_rows)
+    counter.count(counter.words, out=counted)
+    np.testing.assert_array_equal(counter.totals(counted), flags.sum(axis=1))
+    np.bitwise_and(counter.words, counter.keep_words, out=counter.words)
+    counter.count(counter.words, out=counted)
+    np.testing.assert_array_equal(counter.totals(counted), (flags & keep).sum(axis=1))
+    counter.count(counter.keep_words, out=counted)
+    np.testing.assert_array_equal(counter.totals(counted), keep.sum(axis=1))
+    np.testing.assert_array_equal(counter.buffer, flags & keep)  # no flag beyond the row
+
+
+@pytest.mark.parametrize("exclude_kind", ["none", "dense", "sparse"])
+def test_label_index_non_finite_scores(monkeypatch, exclude_kind):
+    # Each chunk's maximum and minimum flag the chunks to look at (NaN, +inf, and -inf, which
+    # only the minimum sees); the error names the first row with a non-finite score that is
+    # not excluded, in whichever chunk it lies. Excluded cells may hold anything.
+    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 40)  # 4 rows of 10 per chunk
+    rng = np.random.default_rng(23)
+    scores = rng.random((13, 10))
+    target = np.zeros(13, dtype=int)
+    mask = np.zeros((13, 10), dtype=bool)
+    mask[2:, 9] = True
+    for row, value in ((2, np.nan), (5, np.inf), (7, -np.inf), (11, np.nan)):
+        scores[row, 9] = value  # excluded, except without a mask
+    exclude = {"none": None, "dense": mask, "sparse": sp.csr_matrix(mask)}[exclude_kind]
+    if exclude is None:
+        with pytest.raises(ValueError, match="must be finite.*row 2 instead"):
+            compute_ranks(target, scores)
+        return
+    ranks = compute_ranks(target, scores, exclude=exclude)
+    kept = np.where(mask, -np.inf, scores)
+    np.testing.assert_array_equal(ranks.pessimistic, 1 + (kept > scores[:, :1]).sum(axis=1))
+    np.testing.assert_array_equal(ranks.num_candidates, 10 - mask.sum(axis=1))
+    for row, value in ((9, -np.inf), (6, np.nan), (8, np.inf)):
+        scores[row, 4] = value  # not excluded
+    with pytest.raises(ValueError, match="must be finite.*row 6 instead"):
+        compute_ranks(target, scores, exclude=exclude)
+    scores[6, 4] = 0.5
+    with pytest.raises(ValueError, match="must be finite.*row 8 instead"):
+        compute_ranks(target, scores, exclude=exclude)
+    scores[8, 4] = 0.5
+    with pytest.raises(ValueError, match="must be finite.*row 9 instead"):
+        compute_ranks(target, scores, exclude=exclude)
 
 
 def _first_true_loop(mask, seg, n):
