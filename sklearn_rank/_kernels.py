@@ -9,8 +9,9 @@ from scipy.special import ndtri
 
 from ._registry import list_kernel, rank_kernel
 from .exceptions import UndefinedMetricWarning
-from ._ranks import (exclusive_segment_sum, expect_hits, expect_rank, expect_reciprocal, harmonic,
-                     log_expect_power, variance_rank)
+from ._expectations import (expect_hits, expect_rank, expect_reciprocal, harmonic, log_expect_power,
+                            variance_rank)
+from ._ranks import exclusive_segment_sum
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
 _MAD_SCALE = 1.0 / ndtri(0.75)  # ndtri: the standard normal quantile, scipy.stats.norm.ppf

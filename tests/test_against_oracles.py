@@ -771,7 +771,7 @@ def test_positive_vs_negatives(seed, ties):
 def test_power_means_match_decimal_sums(start, size, exponent):
     # log E[(s + X)**a], X uniform on 1..m: the term-by-term 40-digit sum of every power.
     # Deep tie blocks (large s, small m) cancelled in the old cumulative tables.
-    from sklearn_rank._ranks import log_expect_power
+    from sklearn_rank._expectations import log_expect_power
 
     excess = oracles.power_mean_excess(start, size, exponent)
     expected = float((1 + excess).ln()) if excess else 0.0
