@@ -11,7 +11,7 @@ from ._registry import list_kernel, rank_kernel
 from .exceptions import UndefinedMetricWarning
 from ._expectations import (expect_hits, expect_rank, expect_reciprocal, harmonic, log_expect_power,
                             variance_rank)
-from ._ranks import exclusive_segment_sum
+from ._ranks import exclusive_segment_sum, segment_starts
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
 _MAD_SCALE = 1.0 / ndtri(0.75)  # ndtri: the standard normal quantile, scipy.stats.norm.ppf
@@ -206,9 +206,7 @@ class ListKernels:
 
 def _exclusive_first(seg):
     """Index of the first element of each element's segment (seg sorted)."""
-    new = np.empty(seg.size, dtype=bool)
-    new[0] = True
-    new[1:] = seg[1:] != seg[:-1]
+    new = segment_starts(seg)
     starts = np.flatnonzero(new)
     return starts[np.cumsum(new) - 1]
 
@@ -444,9 +442,7 @@ def _first_true_per_segment(mask, seg, n):
     owner = seg[idx]
     # idx is increasing and seg sorted: the first True of a segment is where owner changes.
     # Each segment is written once (NumPy leaves the winner of repeated fancy writes open).
-    first = np.empty(idx.size, dtype=bool)
-    first[:1] = True
-    np.not_equal(owner[1:], owner[:-1], out=first[1:])
+    first = segment_starts(owner)
     out = np.full(n, -1, dtype=np.intp)
     out[owner[first]] = idx[first]
     return out

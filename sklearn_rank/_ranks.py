@@ -156,7 +156,7 @@ def _sort_padded(query, key, n_queries, counts, width, kind, descending, grouped
     n = query.size
     qstart = (np.cumsum(counts) - counts)[:, None]
     if grouped is None:
-        grouped = bool((query[1:] >= query[:-1]).all())
+        grouped = is_nondecreasing(query)
     perm = None if grouped else np.argsort(_small_codes(query, n_queries), kind="stable")
     if perm is None and n == n_queries * width:
         within = np.argsort(key.reshape(n_queries, width), axis=1, kind=kind)
@@ -195,7 +195,7 @@ class GroupedStructure:
         self.qstart = np.cumsum(self.counts) - self.counts
         grouped = data.grouped
         if grouped is None:
-            grouped = bool((data.query[1:] >= data.query[:-1]).all())
+            grouped = is_nondecreasing(data.query)
         order = sort_rows(data.query, data.score, n_q, stable=stable, counts=self.counts, descending=True,
                           grouped=grouped)
         n = order.size
@@ -203,9 +203,7 @@ class GroupedStructure:
         q = data.query if grouped else data.query[order]
         sc = data.score[order]
         # Tie blocks: a new block at each change of score, and at the first row of each query.
-        new = np.empty(n, dtype=bool)
-        new[0] = True
-        np.not_equal(sc[1:], sc[:-1], out=new[1:])
+        new = segment_starts(sc)
         new[self.qstart[self.counts > 0]] = True
         # Gain items, in sorted order.
         positive = self.is_rel if relevance_level is None else self.gains > 0
@@ -227,9 +225,7 @@ class GroupedStructure:
         first = np.flatnonzero(new)  # sorted position where each tie block starts
         # The blocks of the gain items.
         block = np.searchsorted(first, idx, side="right") - 1
-        new_block = np.empty(idx.size, dtype=bool)
-        new_block[:1] = True
-        np.not_equal(block[1:], block[:-1], out=new_block[1:])
+        new_block = segment_starts(block)
         self.item_block = np.cumsum(new_block) - 1
         kept = block[new_block]
         begin = first[kept]
@@ -338,14 +334,25 @@ class GroupedStructure:
                            query, data.qid)
 
 
+def is_nondecreasing(values):
+    """Whether ``values`` are sorted (each query's rows contiguous, for query codes)."""
+    return bool((values[1:] >= values[:-1]).all())
+
+
+def segment_starts(seg):
+    """True where a run of equal values of ``seg`` begins (at the first element, and at each change)."""
+    new = np.empty(seg.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(seg[1:], seg[:-1], out=new[1:])
+    return new
+
+
 def exclusive_segment_sum(values, seg):
     """For values sorted by segment: the sum of the earlier values of the same segment."""
     if values.size == 0:
         return np.zeros(0)
     cs = np.cumsum(values) - values
-    new = np.empty(seg.size, dtype=bool)
-    new[0] = True
-    np.not_equal(seg[1:], seg[:-1], out=new[1:])
+    new = segment_starts(seg)
     starts = np.flatnonzero(new)
     return cs - cs[starts][np.cumsum(new) - 1]
 

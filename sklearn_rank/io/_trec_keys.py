@@ -6,7 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._ranks import _small_codes
+from .._ranks import _small_codes, is_nondecreasing
 
 # ------------------------------------------------------------------------------------------------
 # 64-bit row keys: a hash of (query code, strings) per row, for sorting and joining
@@ -195,6 +195,6 @@ def _break_ties(perm, members, groups, score, docno, ordered):
 
 def _query_order(codes, n_codes):
     """np.argsort(qid, kind="stable") from the query codes."""
-    if codes.size < 2 or (codes[1:] >= codes[:-1]).all():
+    if is_nondecreasing(codes):
         return np.arange(codes.size)
     return np.argsort(_small_codes(codes, n_codes), kind="stable")  # 16-bit keys: a radix sort
