@@ -43,9 +43,11 @@ import workloads as wl  # noqa: E402
 import sklearn_rank  # noqa: E402
 from sklearn_rank import evaluate  # noqa: E402
 
-ENGINE_MODULES = ["sklearn_rank._inputs", "sklearn_rank._ranks", "sklearn_rank._kernels", "sklearn_rank.metrics",
-                  "sklearn_rank._report", "sklearn_rank._evaluator", "sklearn_rank._scorer", "sklearn_rank.io",
-                  "sklearn_rank.cli"]
+ENGINE_MODULES = ["sklearn_rank._engine", "sklearn_rank._inputs", "sklearn_rank._ranks", "sklearn_rank._expectations",
+                  "sklearn_rank._kernels", "sklearn_rank._registry", "sklearn_rank.metrics", "sklearn_rank._report",
+                  "sklearn_rank._evaluator", "sklearn_rank._scorer", "sklearn_rank.io", "sklearn_rank.io._trec_lines",
+                  "sklearn_rank.io._trec_fast", "sklearn_rank.io._trec_keys", "sklearn_rank.io._trec_eval",
+                  "sklearn_rank.io._trec_files", "sklearn_rank.io._tables", "sklearn_rank.cli"]
 
 
 def engine_functions():
