@@ -54,10 +54,13 @@ class LabelIndexData:
 
 
 def check_option(value, name, allowed):
-    if not isinstance(value, str) or value not in allowed:
+    """``value`` if it is one of ``allowed`` (strings, and None where None is allowed), else a ValueError."""
+    ok = (None in allowed) if value is None else (isinstance(value, str) and value in allowed)
+    if not ok:
         import difflib
 
-        close = difflib.get_close_matches(str(value), allowed, n=1) if isinstance(value, str) else []
+        words = [a for a in allowed if isinstance(a, str)]
+        close = difflib.get_close_matches(value, words, n=1) if isinstance(value, str) else []
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise ValueError(
             f"`{name}` must be one of {{{', '.join(repr(a) for a in allowed)}}}.{hint} Got {value!r} instead."

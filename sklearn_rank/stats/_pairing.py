@@ -1,15 +1,10 @@
 """Reports to values: the metric's per-query values, aligned by query id when the test is paired."""
 
-import re
-
 import numpy as np
 
 from ..exceptions import UnpairedQueriesWarning
+from .._registry import _normalise
 from ._validation import _as_values, _format_choices, _is_report, _preview, _warn
-
-
-def _normalise_metric_name(name):
-    return re.sub(r"[-_ ]", "", name.lower())
 
 
 def _report_values(report, metric, name):
@@ -25,7 +20,7 @@ def _report_values(report, metric, name):
         key = metric
     else:
         matches = [key for key in available
-                   if isinstance(key, str) and _normalise_metric_name(key) == _normalise_metric_name(metric)]
+                   if isinstance(key, str) and _normalise(key) == _normalise(metric)]
         if len(matches) != 1:
             raise ValueError(f"`metric` must name a per-query metric of `{name}`, one of "
                              f"{_format_choices(available)}. Got {metric!r} instead.")

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._inputs import check_option as _check_choice  # noqa: F401 (the engine's check, for stats)
+
 _ALTERNATIVES = ("two-sided", "less", "greater")
 # The choices of `test` and `correction` (of compare and compare_many). Public, for the modules that offer
 # them (the command line's --test and --correction).
@@ -30,16 +32,6 @@ def _warn(message, category):
 
 def _format_choices(allowed):
     return "{" + ", ".join(repr(choice) for choice in allowed) + "}"
-
-
-def _check_choice(value, name, allowed):
-    if value is None:
-        ok = None in allowed
-    else:
-        ok = isinstance(value, str) and value in allowed
-    if not ok:
-        raise ValueError(f"`{name}` must be one of {_format_choices(allowed)}. Got {value!r} instead.")
-    return value
 
 
 def _check_confidence_level(confidence_level):
