@@ -438,22 +438,24 @@ class LabelIndexStructure:
         step = max(1, _CHUNK_ELEMENTS // max(n_c, 1))
         counter = _RowCounter(min(step, n_q), n_c, keep=dense)
         counts = [counter.accumulator(n_q) for _ in range(3 if dense else 2)]
-        # Each chunk's extremes prove its scores finite (max and min propagate NaN), checked at
-        # the end: two fast passes over a chunk already in the cache.
-        n_chunks = -(-n_q // step)
-        extremes = [np.empty(n_chunks, dtype=score.dtype), np.empty(n_chunks, dtype=score.dtype)] \
-            if score.dtype.kind == "f" else None  # other scores (integers) are finite
+        # A finite row sum proves the row's scores finite (NaN and infinities propagate); checked
+        # at the end. BLAS sums a chunk of rows in one pass (a matrix-vector product with ones),
+        # faster than a maximum and a minimum; a sum that overflows only sends its row to the
+        # exact check.
+        row_sums = np.empty(n_q, dtype=score.dtype) if score.dtype.kind == "f" else None  # integers are finite
         self.equal_before = np.zeros(n_q, dtype=np.int64)
-        self._count_chunks(score, true_scores, target, exclude if dense else None, step, counter, counts, extremes)
-        if extremes is not None:
-            self._check_finite(score, extremes, exclude, step)
+        with np.errstate(over="ignore", invalid="ignore"):
+            self._count_chunks(score, true_scores, target, exclude if dense else None, step, counter, counts,
+                               row_sums)
+        if row_sums is not None:
+            self._check_finite(score, row_sums, exclude, step)
         self.greater = counter.totals(counts[0])
         self.equal = counter.totals(counts[1]) - 1  # the true candidate ties with itself
         self.n_candidates = counter.totals(counts[2]) if dense else np.full(n_q, n_c, dtype=np.int64)
         if sparse:
             self._subtract_excluded(score, true_scores, target, exclude)
 
-    def _count_chunks(self, score, true_scores, target, mask, step, counter, counts, extremes):
+    def _count_chunks(self, score, true_scores, target, mask, step, counter, counts, row_sums):
         """Candidates above, level with, and level with but before the true one, chunk by chunk;
         with a dense ``mask``, among the candidates it keeps, and how many it keeps.
 
@@ -464,13 +466,14 @@ class LabelIndexStructure:
         n_q, n_c = score.shape
         greater, equal = counts[0], counts[1]
         kept = counts[2] if mask is not None else None
-        largest, smallest = extremes if extremes is not None else (None, None)
+        ones = np.ones(n_c, dtype=score.dtype) if row_sums is not None else None
+        blas = row_sums is not None and score.dtype in (np.float32, np.float64)
         true_column = true_scores[:, None]
         cols = np.arange(n_c)
-        maximum, minimum, count, not_, and_ = (np.maximum.reduce, np.minimum.reduce, counter.count,
-                                               np.logical_not, np.bitwise_and)
+        add, matmul, count, not_, and_ = (np.add.reduce, np.matmul, counter.count, np.logical_not,
+                                          np.bitwise_and)
         hit, keep, words, keep_words = counter.buffer, counter.keep, counter.words, counter.keep_words
-        for chunk, lo in enumerate(range(0, n_q, step)):
+        for lo in range(0, n_q, step):
             hi = lo + step
             if hi > n_q:  # the last chunk may be shorter
                 hi = n_q
@@ -480,9 +483,10 @@ class LabelIndexStructure:
                     keep, keep_words = keep[:rows], keep_words[:rows]
             block = score[lo:hi]
             true = true_column[lo:hi]
-            if largest is not None:
-                largest[chunk] = maximum(block, axis=None)
-                smallest[chunk] = minimum(block, axis=None)
+            if blas:
+                matmul(block, ones, out=row_sums[lo:hi])
+            elif row_sums is not None:  # float16, long double: no BLAS
+                add(block, axis=1, out=row_sums[lo:hi])
             if mask is not None:  # kept flags, counted, then masking both comparisons
                 not_(mask[lo:hi], out=keep)
                 count(keep_words, out=kept[lo:hi])
@@ -522,20 +526,22 @@ class LabelIndexStructure:
         self.n_candidates -= np.diff(exclude.indptr)
 
     @staticmethod
-    def _check_finite(score, extremes, exclude, step):
+    def _check_finite(score, row_sums, exclude, step):
         """Raise unless every score that is not excluded is finite (excluded ones may be anything)."""
         sparse = exclude is not None and hasattr(exclude, "indptr")
-        # Only the chunks whose extremes are not finite are looked at closely.
-        for chunk in np.flatnonzero(~(np.isfinite(extremes[0]) & np.isfinite(extremes[1]))):
-            lo = int(chunk) * step
-            bad = ~np.isfinite(score[lo:lo + step])
+        # Only the rows whose sums are not finite are looked at closely (``step`` rows at a time:
+        # excluded entries written as NaN or -inf in every row are common), the first bad one named.
+        suspects = np.flatnonzero(~np.isfinite(row_sums))
+        for start in range(0, suspects.size, step):
+            rows = suspects[start:start + step]
+            bad = ~np.isfinite(score[rows])
             if sparse:
-                part = exclude[lo:lo + step]
-                bad[np.repeat(np.arange(bad.shape[0]), np.diff(part.indptr)), part.indices] = False
+                part = exclude[rows]
+                bad[np.repeat(np.arange(rows.size), np.diff(part.indptr)), part.indices] = False
             elif exclude is not None:
-                bad &= ~exclude[lo:lo + step]
+                bad &= ~exclude[rows]
             if bad.any():
-                row = lo + int(np.flatnonzero(bad.any(axis=1))[0])
+                row = int(rows[np.flatnonzero(bad.any(axis=1))[0]])
                 raise ValueError("`y_score` must be finite (excluded candidates may hold any value). "
                                  f"Got a NaN or infinite score in row {row} instead.")
 

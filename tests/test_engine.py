@@ -352,3 +352,22 @@ def test_first_true_per_segment_matches_a_loop():
                                           _first_true_loop(mask, seg, n + 3))
     empty = np.zeros(0, dtype=bool)
     np.testing.assert_array_equal(_first_true_per_segment(empty, np.zeros(0, dtype=np.intp), 2), [-1, -1])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_label_index_huge_finite_scores_whose_row_sums_overflow(dtype):
+    # The finiteness check sums each row: a sum that overflows is no error, only a closer look.
+    big = np.finfo(dtype).max
+    scores = np.full((3, 40), big, dtype=dtype)
+    scores[:, 5] = big / 2  # the true column ranks below every other candidate
+    scores[1, 7] = -big
+    ranks = compute_ranks([5, 5, 5], scores)
+    np.testing.assert_array_equal(ranks.optimistic, [40.0, 39.0, 40.0])
+    exclude = np.zeros_like(scores, dtype=bool)
+    exclude[2, 9] = True
+    scores[2, 9] = np.nan  # excluded: any value
+    ranks = compute_ranks([5, 5, 5], scores, exclude=exclude)
+    np.testing.assert_array_equal(ranks.optimistic, [40.0, 39.0, 39.0])
+    scores[0, 11] = np.inf  # not excluded: refused, naming the row
+    with pytest.raises(ValueError, match="row 0"):
+        compute_ranks([5, 5, 5], scores, exclude=exclude)
