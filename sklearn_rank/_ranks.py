@@ -380,11 +380,12 @@ class _RowCounter:
     (rows of not-excluded flags) as what ``count`` sums; ``keep_words`` masks ``words`` in place.
     """
 
-    def __init__(self, n_rows, n_columns, keep=False):
+    def __init__(self, n_rows, n_columns, keep=False, flag_sets=1):
         words = -(-n_columns // 8)
         self.groups = -(-words // 255) if n_columns >= 256 else 0
         self.per_group = -(-words // self.groups) if self.groups else 0
-        self.buffer, self.words = self._make(n_rows, n_columns)
+        # ``flag_sets`` sets of ``n_rows`` rows of flags, one after the other
+        self.buffer, self.words = self._make(flag_sets * n_rows, n_columns)
         self.keep, self.keep_words = self._make(n_rows, n_columns) if keep else (None, None)
         # the count of a view from ``words``/``keep_words`` into rows of an accumulator
         if self.groups:
@@ -436,8 +437,11 @@ class LabelIndexStructure:
         sparse = exclude is not None and hasattr(exclude, "indptr")
         dense = exclude is not None and not sparse
         step = max(1, _CHUNK_ELEMENTS // max(n_c, 1))
-        counter = _RowCounter(min(step, n_q), n_c, keep=dense)
-        counts = [counter.accumulator(n_q) for _ in range(3 if dense else 2)]
+        # The flags of both comparisons of a chunk sit in one buffer (greater, then equal), so
+        # that one masking and one count serve both.
+        counter = _RowCounter(min(step, n_q), n_c, keep=dense, flag_sets=2)
+        pair = np.stack([counter.accumulator(n_q), counter.accumulator(n_q)])
+        counts = [pair[0], pair[1]] + ([counter.accumulator(n_q)] if dense else [])
         # A finite row sum proves the row's scores finite (NaN and infinities propagate); checked
         # at the end. BLAS sums a chunk of rows in one pass (a matrix-vector product with ones),
         # faster than a maximum and a minimum; a sum that overflows only sends its row to the
@@ -445,8 +449,8 @@ class LabelIndexStructure:
         row_sums = np.empty(n_q, dtype=score.dtype) if score.dtype.kind == "f" else None  # integers are finite
         self.equal_before = np.zeros(n_q, dtype=np.int64)
         with np.errstate(over="ignore", invalid="ignore"):
-            self._count_chunks(score, true_scores, target, exclude if dense else None, step, counter, counts,
-                               row_sums)
+            self._count_chunks(score, true_scores, target, exclude if dense else None, step, counter, pair,
+                               counts, row_sums)
         if row_sums is not None:
             self._check_finite(score, row_sums, exclude, step)
         self.greater = counter.totals(counts[0])
@@ -455,16 +459,16 @@ class LabelIndexStructure:
         if sparse:
             self._subtract_excluded(score, true_scores, target, exclude)
 
-    def _count_chunks(self, score, true_scores, target, mask, step, counter, counts, row_sums):
+    def _count_chunks(self, score, true_scores, target, mask, step, counter, pair, counts, row_sums):
         """Candidates above, level with, and level with but before the true one, chunk by chunk;
         with a dense ``mask``, among the candidates it keeps, and how many it keeps.
 
         Every pass writes into the counter's buffers or into rows of the accumulators (only
         rows with ties under input order take a temporary), so a chunk costs a fixed number of
-        fast passes over data already in the cache, and the mask is read once.
+        fast passes over data already in the cache, and the mask is read once. ``pair`` holds
+        the counts above and level as its two rows.
         """
         n_q, n_c = score.shape
-        greater, equal = counts[0], counts[1]
         kept = counts[2] if mask is not None else None
         ones = np.ones(n_c, dtype=score.dtype) if row_sums is not None else None
         blas = row_sums is not None and score.dtype in (np.float32, np.float64)
@@ -472,38 +476,43 @@ class LabelIndexStructure:
         cols = np.arange(n_c)
         add, matmul, count, not_, and_ = (np.add.reduce, np.matmul, counter.count, np.logical_not,
                                           np.bitwise_and)
-        hit, keep, words, keep_words = counter.buffer, counter.keep, counter.words, counter.keep_words
+        greater, equal = np.greater, np.equal
+        word_shape = counter.words.shape[1:]
+        sum_type = None if counter.groups else pair.dtype
+
+        def views(rows):
+            flags = counter.buffer[:2 * rows]
+            words = counter.words[:2 * rows].reshape((2, rows) + word_shape)
+            keep = keep_words = None
+            if mask is not None:
+                keep, keep_words = counter.keep[:rows], counter.keep_words[:rows]
+            return flags[:rows], flags[rows:], words, keep, keep_words
+
+        above, level, words, keep, keep_words = views(min(step, n_q))
         for lo in range(0, n_q, step):
             hi = lo + step
             if hi > n_q:  # the last chunk may be shorter
                 hi = n_q
-                rows = hi - lo
-                hit, words = hit[:rows], words[:rows]
-                if mask is not None:
-                    keep, keep_words = keep[:rows], keep_words[:rows]
+                above, level, words, keep, keep_words = views(hi - lo)
             block = score[lo:hi]
             true = true_column[lo:hi]
             if blas:
                 matmul(block, ones, out=row_sums[lo:hi])
             elif row_sums is not None:  # float16, long double: no BLAS
                 add(block, axis=1, out=row_sums[lo:hi])
-            if mask is not None:  # kept flags, counted, then masking both comparisons
+            greater(block, true, out=above)
+            equal(block, true, out=level)
+            if mask is not None:  # kept flags, counted, then masking both comparisons at once
                 not_(mask[lo:hi], out=keep)
                 count(keep_words, out=kept[lo:hi])
-            np.greater(block, true, out=hit)
-            if mask is not None:
                 and_(words, keep_words, out=words)
-            count(words, out=greater[lo:hi])
-            np.equal(block, true, out=hit)
-            if mask is not None:
-                and_(words, keep_words, out=words)
-            count(words, out=equal[lo:hi])
+            add(words, axis=-1, dtype=sum_type, out=pair[:, lo:hi])
             if self.stable:
                 # Input order among ties matters only in rows where another candidate ties with
                 # the true one: few rows, so the column comparison runs on them alone.
-                tied = np.flatnonzero(counter.totals(equal[lo:hi]) > 1)
+                tied = np.flatnonzero(counter.totals(pair[1, lo:hi]) > 1)
                 if tied.size:
-                    before = hit[tied] & (cols < target[lo + tied, None])
+                    before = level[tied] & (cols < target[lo + tied, None])
                     self.equal_before[lo + tied] = before.sum(axis=1)
 
     def _subtract_excluded(self, score, true_scores, target, exclude):
