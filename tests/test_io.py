@@ -29,17 +29,6 @@ READERS = {"qrels": read_qrels, "run": read_run}
 BOM = b"\xef\xbb\xbf"
 
 
-@pytest.fixture
-def small_fast_path(monkeypatch):
-    """Every file takes the fast path when it can (as in test_io_paths.py)."""
-    pytest.importorskip("pandas")
-    monkeypatch.setattr(_trec_fast, "_FAST_MIN_BYTES", 0)
-    monkeypatch.setattr(_trec_fast, "_CHUNK_ROWS", 7)
-    monkeypatch.setattr(_trec_fast, "_SAMPLE_LINES", 3)
-    monkeypatch.setattr(_trec_fast, "_SAMPLE_BYTES", 64)
-    monkeypatch.setattr(_trec_fast, "_SCAN_BLOCK", 4096)
-
-
 def _outcome(read, path):
     try:
         return read(path)

@@ -22,19 +22,6 @@ READERS = {"qrels": read_qrels, "run": read_run}
 METRICS = ["map", "mrr", "ndcg@10", "p@5", "r@10", "rprec", "mr", "hits@3"]
 
 
-@pytest.fixture
-def small_fast_path(monkeypatch):
-    """Every file takes the fast path when it can, in chunks of a few rows, with a short sample."""
-    pytest.importorskip("pandas")  # (without it, the line-by-line reader reads everything)
-    monkeypatch.setattr(_trec_fast, "_FAST_MIN_BYTES", 0)
-    monkeypatch.setattr(_trec_fast, "_CHUNK_ROWS", 7)
-    monkeypatch.setattr(_trec_fast, "_SAMPLE_LINES", 3)
-    monkeypatch.setattr(_trec_fast, "_SAMPLE_BYTES", 64)
-    monkeypatch.setattr(_trec_fast, "_SCAN_BLOCK", 4096)
-    monkeypatch.setattr(_trec_keys, "_HASH_BLOCK", 5)
-    monkeypatch.setattr(_trec_eval, "_HASH_BLOCK", 5)
-
-
 def _outcome(read, path):
     try:
         return read(path)
