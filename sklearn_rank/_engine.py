@@ -14,41 +14,58 @@ import warnings
 
 import numpy as np
 
-from ._inputs import (GAINS, MISSING, NO_RELEVANT, TARGETS, TIE_POLICIES, GroupedData, RelevanceMatrix,
+from ._inputs import (AP_DENOMINATORS, GAINS, MISSING, NO_RELEVANT, TARGETS, TIE_POLICIES, GroupedData, RelevanceMatrix,
                       check_exponential_gain, check_option, check_relevance_level, prepare, weights_per_row)
 from ._kernels import ListKernels, RankDistribution, RankStats
 from ._ranks import GroupedStructure, LabelIndexStructure, Ranks
-from ._registry import DUAL_FAMILY, get_metric
+from ._conventions import default_options, resolve as resolve_convention
+from ._registry import DUAL_FAMILY, base_spec, get_metric, with_k
 from ._report import RankingReport, weighted_mean
 from .exceptions import UndefinedMetricWarning
 
 
-def evaluate(y_true, y_score, *, metrics, qid=None, ties="expected", exclude=None, labels=None,
-             relevance_level=None, gain="linear", no_relevant="skip", sample_weight=None, targets="first",
-             judged=None, missing="skip", report_params=None):
+_D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
+                     ap_denominator="relevant")
+
+
+def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=None, labels=None,
+             relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
+             targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
+             convention=None, report_params=None):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
+    ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
     ``report_params`` overrides entries of the report's ``params`` (``evaluate_trec`` reports its
     ``ties="trec"``, which the engine computes as ``"ordinal"`` on rows in trec_eval's order).
     """
+    options, aliases = resolve_convention(convention, dict(
+        ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, ap_denominator=ap_denominator))
+    ties, gain, no_relevant, targets, ap_denominator = (options[name] for name in (
+        "ties", "gain", "no_relevant", "targets", "ap_denominator"))
     level = check_options(ties, no_relevant, gain, targets, relevance_level)
     check_option(missing, "missing", MISSING)
-    resolved = resolve_metrics(metrics, targets)
+    check_option(ap_denominator, "ap_denominator", AP_DENOMINATORS)
+    resolved = resolve_metrics(metrics, targets, aliases)
     data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, level, gain,
                                  stable=ties == "ordinal", ties=ties, targets=targets,
                                  families={family for _, _, family in resolved})
     params = dict(ties=ties, targets=targets, gain=gain, relevance_level=level, no_relevant=no_relevant)
+    if ap_denominator != "relevant":
+        params["ap_denominator"] = ap_denominator
+    if convention is not None:
+        params["convention"] = convention.lower()
     if judged is not None:
         params["missing"] = missing
     if report_params:
         params.update(report_params)
     return _evaluate_structure(structure, data, resolved, ties=ties, no_relevant=no_relevant, targets=targets,
-                               params=params, missing=missing)
+                               params=params, missing=missing, ap_denominator=ap_denominator)
 
 
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
-                  targets="first"):
+                  targets=_D["targets"], convention=None):
     """The Ranks of the targets (see ``sklearn_rank.compute_ranks``)."""
+    targets = resolve_convention(convention, dict(targets=targets))[0]["targets"]
     level = check_relevance_level(relevance_level)
     check_option(targets, "targets", TARGETS)
     _, structure = _structure(y_true, y_score, qid, exclude, labels, None, None, level, "linear", stable=True,
@@ -56,10 +73,13 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
     return structure.ranks(targets)
 
 
-def evaluate_ranks(ranks, *, metrics, num_candidates=None, ties="expected", sample_weight=None, num_relevant=None):
+def evaluate_ranks(ranks, *, metrics, num_candidates=None, ties=_D["ties"], sample_weight=None, num_relevant=None,
+                   convention=None):
     """Rank statistics of precomputed ranks (see ``sklearn_rank.evaluate_ranks``)."""
+    options, aliases = resolve_convention(convention, dict(ties=ties))
+    ties = options["ties"]
     check_option(ties, "ties", TIE_POLICIES)
-    resolved = resolve_metrics(metrics, "all")
+    resolved = resolve_metrics(metrics, "all", aliases)
     for written, spec, family in resolved:
         if family != "rank":
             raise ValueError(f"evaluate_ranks computes rank statistics (mr, mrr, hits@k, gmr, amri, ...); "
@@ -114,7 +134,7 @@ def check_options(ties, no_relevant, gain, targets, relevance_level):
     return check_relevance_level(relevance_level)
 
 
-def resolve_metrics(metrics, targets):
+def resolve_metrics(metrics, targets, aliases=None):
     if isinstance(metrics, str):
         metrics = (metrics,)
     try:
@@ -126,6 +146,11 @@ def resolve_metrics(metrics, targets):
     resolved = []
     for written in metrics:
         spec = get_metric(written)
+        if aliases and isinstance(written, str) and spec.base in aliases:
+            # the preset's reading of the name (ranx's hits@k counts the relevant items in the top k;
+            # XGBoost's ndcg is ndcg@32)
+            base, k = aliases[spec.base] if isinstance(aliases[spec.base], tuple) else (aliases[spec.base], None)
+            spec = with_k(base_spec(base), spec.k if spec.k is not None else k)
         family = spec.family
         if spec.base in DUAL_FAMILY and targets == "all":
             family = "rank"
@@ -234,7 +259,8 @@ def _join(records):
     return type(first)(**joined)
 
 
-def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets, params, missing="skip"):
+def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets, params, missing="skip",
+                        ap_denominator="relevant"):
     n_q = data.n_queries
     stats = structure.query_stats()
     has_relevant = stats.n_relevant > 0
@@ -279,13 +305,18 @@ def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets
         if family == "list":
             if kernels is None:
                 binary, gain_blocks = structure.blocks(ties)
-                kernels = ListKernels(binary, gain_blocks, stats, n_q)
+                kernels = ListKernels(binary, gain_blocks, stats, n_q, ap_denominator)
             values = kernels.compute(spec.base, spec.k)
-            if no_relevant == "zero" and spec.needs_relevant:
-                values = np.where(has_relevant, values, 0.0)
+            if no_relevant in ("zero", "one") and spec.needs_relevant:
+                values = np.where(has_relevant, values, 0.0 if no_relevant == "zero" else 1.0)
             values = values[evaluated]
             if n_added:
-                values = np.concatenate([values, np.zeros(n_added)])[order]
+                # a judged query without candidate rows scores 0, or 1 under no_relevant="one" when it
+                # has no relevant item either
+                fill = np.zeros(n_added)
+                if no_relevant == "one" and spec.needs_relevant:
+                    fill[~missing_has_relevant[added]] = 1.0
+                values = np.concatenate([values, fill])[order]
             _check_list_values(written, spec, values, qid_out, params)
             value = weighted_mean(values, weight)
         else:

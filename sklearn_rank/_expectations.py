@@ -43,19 +43,23 @@ def _expand(s, m, r):
     return owner, s[owner] + x, p
 
 
-def expect_reciprocal(s, m, r, power=1):
-    """E[1 / (s + X)**power] for power 1 or 2."""
+def expect_reciprocal(s, m, r, power=1, k=None):
+    """E[1 / (s + X)**power] for power 1 or 2; with a cut-off ``k``, E[1{s + X <= k} / (s + X)**power]."""
     s, m, r = (np.asarray(a, dtype=np.float64) for a in (s, m, r))
     out = np.empty(s.shape)
+    # positions of the block inside the cut-off: s + 1 .. s + t
+    t = m if k is None else np.clip(np.floor(k - s), 0, m)
     point = m == 1
-    out[point] = 1.0 / (s[point] + 1) ** power
+    out[point] = t[point] / (s[point] + 1) ** power
     uni = (~point) & (r == 1)
     h = harmonic if power == 1 else harmonic2
-    out[uni] = (h(s[uni] + m[uni]) - h(s[uni])) / m[uni]
+    out[uni] = (h(s[uni] + t[uni]) - h(s[uni])) / m[uni]
     many = (~point) & (r > 1)
     if many.any():
         idx = np.flatnonzero(many)
         owner, value, p = _expand(s[idx], m[idx], r[idx])
+        if k is not None:
+            p = np.where(value <= k, p, 0.0)
         out[idx] = np.bincount(owner, weights=p / value ** power, minlength=idx.size)
     return out
 

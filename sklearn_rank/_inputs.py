@@ -9,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
-NO_RELEVANT = ("skip", "zero", "error")
+NO_RELEVANT = ("skip", "zero", "one", "error")
+AP_DENOMINATORS = ("relevant", "capped", "retrieved")
 MISSING = ("skip", "zero")
 GAINS = ("linear", "exponential")
 TARGETS = ("first", "all")

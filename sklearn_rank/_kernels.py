@@ -81,7 +81,8 @@ def ideal_dcg(query, gain, n_queries, k=None):
 class ListKernels:
     """Per-query list metrics from the blocks of one tie policy."""
 
-    def __init__(self, binary, gain_blocks, stats, n_queries):
+    def __init__(self, binary, gain_blocks, stats, n_queries, ap_denominator="relevant"):
+        self.ap_denominator = ap_denominator
         self.binary = binary
         self.gain_blocks = gain_blocks
         self.stats = stats
@@ -112,7 +113,7 @@ class ListKernels:
 
     # One method per list metric, named in the registry (``_registry``), each taking the cut-off k.
     def reciprocal_rank(self, k):
-        return self._first_expectation(lambda s, m, r: expect_reciprocal(s, m, r))
+        return self._first_expectation(lambda s, m, r: expect_reciprocal(s, m, r, k=k))
 
     def hit(self, k):
         return self._first_expectation(lambda s, m, r: expect_hits(s, m, r, k))
@@ -131,7 +132,30 @@ class ListKernels:
         return _divide(self.hits_count(n_relevant.astype(np.float64)), n_relevant)
 
     def average_precision(self, k):
-        return _divide(self._ap_sum(self._k(k)), self.stats.n_relevant)
+        n_relevant = self.stats.n_relevant
+        if self.ap_denominator == "capped":  # Spark's and LightGBM's MAP@k: min(k, relevant)
+            denominator = n_relevant if k is None else np.minimum(n_relevant, k)
+        elif self.ap_denominator == "retrieved":  # torchmetrics: the relevant items in the top k
+            denominator = self._exact_hits_count(k)
+        else:
+            denominator = n_relevant
+        return _divide(self._ap_sum(self._k(k)), denominator)
+
+    def relevant_retrieved(self, k):
+        return self.hits_count(self._k(k))
+
+    def _exact_hits_count(self, k):
+        """The relevant items in the top k, where no tie order can change that number."""
+        b = self.binary
+        t = _in_top(b, self._k(k))
+        uncertain = (t > 0) & (t < b.size) & (b.n_rel > 0) & (b.n_rel < b.size)
+        if uncertain.any():
+            raise ValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
+                             "which depends on the order of tied candidates across the cut-off; its expectation "
+                             "over tie orders has no closed form here. Choose ties='ordinal', 'optimistic' or "
+                             f"'pessimistic'. Got ties='expected' with {int(uncertain.sum())} such tie blocks "
+                             "instead.")
+        return self.hits_count(self._k(k))
 
     def dcg(self, k):
         return self._dcg(self._k(k))
@@ -289,7 +313,7 @@ class RankStats:
 
     def reciprocal_rank(self, k):
         dist = self.dist
-        return self._mean(expect_reciprocal(dist.s, dist.m, dist.r))
+        return self._mean(expect_reciprocal(dist.s, dist.m, dist.r, k=k))
 
     def hit(self, k):
         dist = self.dist

@@ -77,7 +77,8 @@ class _Entry:
 
 _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, description, ...
     "mrr": _Entry(
-        "list", True, "no", 0.0, 1.0, True, "mean reciprocal rank of the first relevant item",
+        "list", True, "optional", 0.0, 1.0, True,
+        "mean reciprocal rank of the first relevant item (with @k: 0 beyond rank k)",
         synonyms=("rr", "meanreciprocalrank", "reciprank", "reciprocalrank"), list_kernel="reciprocal_rank",
         rank_kernel="reciprocal_rank"),
     "map": _Entry(
@@ -102,6 +103,10 @@ _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, 
     "hits": _Entry(
         "list", True, "required", 0.0, 1.0, True, "fraction of queries with a relevant item in the top k",
         synonyms=("h", "hitrate", "success"), list_kernel="hit", rank_kernel="hit"),
+    "numrelret": _Entry(
+        "list", True, "optional", 0.0, _INF, False,
+        "number of relevant items retrieved (in the top k): trec_eval's num_rel_ret, ranx's hits@k",
+        synonyms=("relret", "relevantretrieved"), list_kernel="relevant_retrieved"),
     "rprec": _Entry(
         "list", True, "no", 0.0, 1.0, True, "precision at R, the number of relevant items",
         synonyms=("rprecision",), list_kernel="r_precision"),
@@ -171,7 +176,7 @@ _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, 
 
 # Canonical spellings shown to users (registry keys are normalised).
 _DISPLAY = {
-    "p": "p", "r": "r", "medianrank": "median_rank", "inversemedianrank": "inverse_median_rank",
+    "p": "p", "r": "r", "numrelret": "num_rel_ret", "medianrank": "median_rank", "inversemedianrank": "inverse_median_rank",
     "rankstd": "rank_std", "rankvar": "rank_var", "rankmad": "rank_mad",
 }
 

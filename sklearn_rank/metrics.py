@@ -12,7 +12,12 @@ import itertools
 import numpy as np
 
 from . import _engine
+from ._conventions import default_options
 from ._registry import base_spec, with_k
+
+# Option defaults a ``convention=`` preset may replace (an explicitly written value wins).
+_D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
+                     ap_denominator="relevant")
 
 __all__ = [
     "evaluate", "evaluate_ranks", "compute_ranks", "positive_vs_negatives",
@@ -50,8 +55,22 @@ relevance_level : float, default=None
 gain : {"linear", "exponential"}, default="linear"
     (n)DCG gain: ``rel`` or ``2**rel - 1``.""",
     "no_relevant": """
-no_relevant : {"skip", "zero", "error"}, default="skip"
-    What to do with queries without a relevant item.""",
+no_relevant : {"skip", "zero", "one", "error"}, default="skip"
+    What to do with queries without a relevant item: leave them out of the
+    mean (counted in ``report.n_skipped``), score them 0 (scikit-learn,
+    trec_eval, ranx) or 1 (LightGBM's and XGBoost's nDCG), or raise.""",
+    "ap_denominator": """
+ap_denominator : {"relevant", "capped", "retrieved"}, default="relevant"
+    What average precision divides by: ``"relevant"``, every relevant item of
+    the query (trec_eval, ranx); ``"capped"``, ``min(k, relevant)`` with a
+    cut-off (Spark's MAP@k, LightGBM, XGBoost); ``"retrieved"``, the relevant
+    items in the top ``k`` (torchmetrics).""",
+    "convention": """
+convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
+"xgboost", "torchmetrics", "spark"}, default=None
+    A peer's conventions: sets every option (``ties``, ``gain``,
+    ``no_relevant``, ...) needed to reproduce that peer's numbers, except
+    the options written explicitly in the call. See :doc:`/conventions`.""",
     "sample_weight": """
 sample_weight : array-like, default=None
     One weight per query (grouped layout: per row, constant within a query).""",
@@ -164,9 +183,10 @@ def _document_parameters(func):
 
 
 @_document_parameters
-def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties="expected", exclude=None,
-             labels=None, relevance_level=None, gain="linear", no_relevant="skip", sample_weight=None,
-             targets="first", judged=None, missing="skip"):
+def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties=_D["ties"], exclude=None,
+             labels=None, relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
+             targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
+             convention=None):
     """Compute several ranking metrics from one rank computation.
 
     Parameters
@@ -208,12 +228,13 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
     """
     return _engine.evaluate(y_true, y_score, metrics=metrics, qid=qid, ties=ties, exclude=exclude, labels=labels,
                             relevance_level=relevance_level, gain=gain, no_relevant=no_relevant,
-                            sample_weight=sample_weight, targets=targets, judged=judged, missing=missing)
+                            sample_weight=sample_weight, targets=targets, judged=judged, missing=missing,
+                            ap_denominator=ap_denominator, convention=convention)
 
 
 @_document_parameters
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
-                  targets="first"):
+                  targets=_D["targets"], convention=None):
     """Compute the ranks of the targets under every tie policy at once.
 
     Parameters
@@ -241,12 +262,12 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
     array([4, 4])
     """
     return _engine.compute_ranks(y_true, y_score, qid=qid, exclude=exclude, labels=labels,
-                                 relevance_level=relevance_level, targets=targets)
+                                 relevance_level=relevance_level, targets=targets, convention=convention)
 
 
 @_document_parameters
-def evaluate_ranks(ranks, *, num_candidates=None, metrics=("mrr", "hits@10"), ties="expected",
-                   sample_weight=None, num_relevant=None):
+def evaluate_ranks(ranks, *, num_candidates=None, metrics=("mrr", "hits@10"), ties=_D["ties"],
+                   sample_weight=None, num_relevant=None, convention=None):
     """Rank statistics from precomputed ranks (PyKEEN-style rank lists).
 
     Parameters
@@ -284,7 +305,7 @@ def evaluate_ranks(ranks, *, num_candidates=None, metrics=("mrr", "hits@10"), ti
     1.0
     """
     return _engine.evaluate_ranks(ranks, num_candidates=num_candidates, metrics=metrics, ties=ties,
-                                  sample_weight=sample_weight, num_relevant=num_relevant)
+                                  sample_weight=sample_weight, num_relevant=num_relevant, convention=convention)
 
 
 @_document_parameters
@@ -336,17 +357,22 @@ def positive_vs_negatives(y_pred_pos, y_pred_neg):
 # --------------------------------------------------------------------------------------------
 def _single(name, y_true, y_score, k, kwargs):
     spec = with_k(base_spec(name), k)
-    return evaluate(y_true, y_score, metrics=[spec.name], **kwargs).summary[spec.name]
+    # the spec itself, not its name: a preset's reading of names (``convention="ranx"``) is for names
+    # written by the caller, never for the function's own metric
+    return evaluate(y_true, y_score, metrics=[spec], **kwargs).summary[spec.name]
 
 
 @_document_parameters
-def mean_reciprocal_rank(y_true, y_score, *, qid=None, ties="expected", exclude=None, labels=None,
-                         relevance_level=None, no_relevant="skip", sample_weight=None, targets="first",
-                         judged=None):
+def mean_reciprocal_rank(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None,
+                         relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, targets=_D["targets"],
+                         judged=None, convention=None):
     """Mean reciprocal rank of the first relevant item (or of every target with ``targets="all"``).
 
     Parameters
     ----------
+    k : int, default=None
+        With a cut-off, a first relevant item ranked below ``k`` scores 0
+        (``mrr@k`` of ranx and torchmetrics).
 
     Returns
     -------
@@ -363,14 +389,15 @@ def mean_reciprocal_rank(y_true, y_score, *, qid=None, ties="expected", exclude=
     >>> round(mean_reciprocal_rank([0, 0], [[1.0, 1.0], [1.0, 1.0]]), 4)   # constant scorer: H(2)/2
     0.75
     """
-    return _single("mrr", y_true, y_score, None, dict(
+    return _single("mrr", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged))
+        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged, convention=convention))
 
 
 @_document_parameters
-def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=None, labels=None,
-                           relevance_level=None, no_relevant="skip", sample_weight=None, judged=None):
+def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None,
+                           relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
+                           ap_denominator=_D["ap_denominator"], convention=None):
     """Mean average precision; with ``k``, trec_eval's ``map_cut`` (denominator: all relevant items).
 
     Parameters
@@ -394,12 +421,13 @@ def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties="expected"
     """
     return _single("map", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
+        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, ap_denominator=ap_denominator,
+        convention=convention))
 
 
 @_document_parameters
-def ndcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=None, labels=None, gain="linear",
-               no_relevant="skip", sample_weight=None, judged=None):
+def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
+               no_relevant=_D["no_relevant"], sample_weight=None, judged=None, convention=None):
     """Normalized discounted cumulative gain (scikit-learn's value on scikit-learn's input).
 
     Parameters
@@ -424,12 +452,12 @@ def ndcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=No
     """
     return _single("ndcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged))
+        sample_weight=sample_weight, judged=judged, convention=convention))
 
 
 @_document_parameters
-def dcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=None, labels=None, gain="linear",
-              no_relevant="skip", sample_weight=None, judged=None):
+def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
+              no_relevant=_D["no_relevant"], sample_weight=None, judged=None, convention=None):
     """Discounted cumulative gain with the ``log2(1 + position)`` discount.
 
     Parameters
@@ -453,12 +481,13 @@ def dcg_score(y_true, y_score, *, k=None, qid=None, ties="expected", exclude=Non
     """
     return _single("dcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged))
+        sample_weight=sample_weight, judged=judged, convention=convention))
 
 
 @_document_parameters
-def hits_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, labels=None, relevance_level=None,
-              no_relevant="skip", sample_weight=None, targets="first", judged=None):
+def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
+              no_relevant=_D["no_relevant"], sample_weight=None, targets=_D["targets"], judged=None,
+              convention=None):
     """Fraction of queries (or targets) with a relevant item in the top ``k`` (hits@k, success@k).
 
     Parameters
@@ -480,12 +509,13 @@ def hits_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, la
     """
     return _single("hits", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged))
+        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged, convention=convention))
 
 
 @_document_parameters
-def precision_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, labels=None,
-                   relevance_level=None, no_relevant="skip", sample_weight=None, judged=None):
+def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
+                   relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
+                   convention=None):
     """Precision at ``k``: relevant items in the top ``k``, divided by ``k`` (even for shorter lists).
 
     Parameters
@@ -506,12 +536,13 @@ def precision_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=Non
     """
     return _single("p", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
+        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, convention=convention))
 
 
 @_document_parameters
-def recall_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, labels=None,
-                relevance_level=None, no_relevant="skip", sample_weight=None, judged=None):
+def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
+                relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
+                   convention=None):
     """Recall at ``k``: relevant items in the top ``k`` divided by the number of relevant items.
 
     Parameters
@@ -532,12 +563,12 @@ def recall_at_k(y_true, y_score, *, k, qid=None, ties="expected", exclude=None, 
     """
     return _single("r", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
+        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, convention=convention))
 
 
 @_document_parameters
-def r_precision(y_true, y_score, *, qid=None, ties="expected", exclude=None, labels=None, relevance_level=None,
-                no_relevant="skip", sample_weight=None, judged=None):
+def r_precision(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
+                no_relevant=_D["no_relevant"], sample_weight=None, judged=None, convention=None):
     """R-precision: precision at ``R``, the number of relevant items of the query.
 
     Parameters
@@ -556,12 +587,12 @@ def r_precision(y_true, y_score, *, qid=None, ties="expected", exclude=None, lab
     """
     return _single("rprec", y_true, y_score, None, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged))
+        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, convention=convention))
 
 
 @_document_parameters
-def mean_rank(y_true, y_score, *, qid=None, ties="expected", exclude=None, labels=None, relevance_level=None,
-              sample_weight=None, targets="first"):
+def mean_rank(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
+              sample_weight=None, targets=_D["targets"], convention=None):
     """Mean rank of the targets (lower is better).
 
     Parameters
@@ -583,5 +614,5 @@ def mean_rank(y_true, y_score, *, qid=None, ties="expected", exclude=None, label
     """
     return _single("mr", y_true, y_score, None, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        sample_weight=sample_weight, targets=targets))
+        sample_weight=sample_weight, targets=targets, convention=convention))
 

@@ -69,10 +69,10 @@ def gain_values(rels, gain="linear"):
 # ---------------------------------------------------------------------------
 
 
-def reciprocal_rank(labels):
+def reciprocal_rank(labels, k=None):
     for position, label in enumerate(labels, start=1):
         if label:
-            return 1.0 / position
+            return 1.0 / position if k is None or position <= k else 0.0
     return 0.0
 
 
@@ -83,10 +83,12 @@ def first_relevant_position(labels):
     return None
 
 
-def average_precision(labels, n_relevant, k=None):
-    """Sum of precision@i over the relevant positions i <= k, divided by R."""
-    if n_relevant == 0:
-        return 0.0
+def average_precision(labels, n_relevant, k=None, denominator="relevant"):
+    """Sum of precision@i over the relevant positions i <= k, divided by R.
+
+    ``denominator="capped"`` divides by min(k, R) (Spark, LightGBM), ``"retrieved"`` by the
+    relevant items in the top k (torchmetrics); 0 when the denominator is 0.
+    """
     total = 0.0
     seen = 0
     for position, label in enumerate(labels, start=1):
@@ -95,7 +97,14 @@ def average_precision(labels, n_relevant, k=None):
         if label:
             seen += 1
             total += seen / position
-    return total / n_relevant
+    divide_by = {"relevant": n_relevant, "capped": n_relevant if k is None else min(n_relevant, k),
+                 "retrieved": seen}[denominator]
+    return total / divide_by if divide_by else 0.0
+
+
+def relevant_retrieved(labels, k=None):
+    """Relevant items among the first k (all when k is None)."""
+    return float(sum(1 for label in (labels if k is None else labels[:k]) if label))
 
 
 def precision_at_k(labels, k):
@@ -285,21 +294,25 @@ def realistic_gain_positions(scores, gains):
     return position
 
 
-def _binary_metric_from_positions(metric, relevant_positions, n_relevant, k):
+def _binary_metric_from_positions(metric, relevant_positions, n_relevant, k, ap_denominator="relevant"):
     """Binary metrics from (possibly fractional) positions of the relevant items."""
     positions = sorted(relevant_positions)
     if metric == "rr":
-        return 1.0 / positions[0] if positions else 0.0
+        return 1.0 / positions[0] if positions and (k is None or positions[0] <= k) else 0.0
+    if metric == "relret":
+        return float(sum(1 for position in positions if k is None or position <= k))
     if metric == "rank":
         return positions[0] if positions else None
     if metric == "ap":
-        if n_relevant == 0:
-            return 0.0
         total = 0.0
+        seen = 0
         for count, position in enumerate(positions, start=1):
             if k is None or position <= k:
                 total += count / position
-        return total / n_relevant
+                seen += 1
+        divide_by = {"relevant": n_relevant, "capped": n_relevant if k is None else min(n_relevant, k),
+                     "retrieved": seen}[ap_denominator]
+        return total / divide_by if divide_by else 0.0
     if metric in ("p", "r", "f1", "hits"):
         found = sum(1 for position in positions if position <= k)
         precision = found / k
@@ -321,13 +334,15 @@ def _binary_metric_from_positions(metric, relevant_positions, n_relevant, k):
     raise ValueError(metric)
 
 
-def _fixed_order_metric(metric, sequence, n_relevant, ideal_gains, k):
+def _fixed_order_metric(metric, sequence, n_relevant, ideal_gains, k, ap_denominator="relevant"):
     if metric == "rr":
-        return reciprocal_rank(sequence)
+        return reciprocal_rank(sequence, k)
+    if metric == "relret":
+        return relevant_retrieved(sequence, k)
     if metric == "rank":
         return first_relevant_position(sequence)
     if metric == "ap":
-        return average_precision(sequence, n_relevant, k)
+        return average_precision(sequence, n_relevant, k, ap_denominator)
     if metric == "p":
         return precision_at_k(sequence, k)
     if metric == "r":
@@ -347,7 +362,7 @@ def _fixed_order_metric(metric, sequence, n_relevant, ideal_gains, k):
     raise ValueError(metric)
 
 
-LIST_METRICS = ("rr", "ap", "p", "r", "f1", "hits", "rprec", "dcg", "ndcg", "auc", "rank")
+LIST_METRICS = ("rr", "ap", "p", "r", "f1", "hits", "rprec", "dcg", "ndcg", "auc", "rank", "relret")
 GRADED_METRICS = ("dcg", "ndcg")
 
 
@@ -361,6 +376,7 @@ def query_metric(
     relevance_level=None,
     gain="linear",
     judged_rels=None,
+    ap_denominator="relevant",
 ):
     """One metric of one query given its candidates' scores and relevance.
 
@@ -379,7 +395,7 @@ def query_metric(
     values = gain_values(rels, gain) if metric in GRADED_METRICS else labels
 
     def of_sequence(sequence):
-        return _fixed_order_metric(metric, sequence, n_relevant, ideal_gains, k)
+        return _fixed_order_metric(metric, sequence, n_relevant, ideal_gains, k, ap_denominator)
 
     if ties in ("ordinal", "optimistic", "pessimistic"):
         order = ordering(scores, values, ties)
@@ -403,7 +419,7 @@ def query_metric(
             return total / ideal if ideal else 0.0
         position = realistic_positions(scores, values)
         relevant_positions = [position[i] for i, label in enumerate(labels) if label]
-        return _binary_metric_from_positions(metric, relevant_positions, n_relevant, k)
+        return _binary_metric_from_positions(metric, relevant_positions, n_relevant, k, ap_denominator)
     raise ValueError(ties)
 
 
@@ -728,7 +744,7 @@ def rank_statistic(statistic, ranks, num_candidates, *, k=None, weights=None, nu
     if statistic == "mr":
         return _weighted_mean(ranks, w)
     if statistic == "mrr":
-        return _weighted_mean([1.0 / r for r in ranks], w)
+        return _weighted_mean([1.0 / r if k is None or r <= k else 0.0 for r in ranks], w)
     if statistic == "hits":
         return _weighted_mean([1.0 if r <= k else 0.0 for r in ranks], w)
     if statistic == "gmr":
@@ -805,7 +821,8 @@ def target_statistic(statistic, target_ranks, ties, *, k=None, weights=None):
         base = "mr"
     elif statistic in ("mrr", "hmr", "amrr", "zmrr"):
         value = _weighted_mean(
-            [t.expectation(lambda r: Fraction(1) / Fraction(r)) for t in target_ranks], w
+            [t.expectation(lambda r: Fraction(1) / Fraction(r) if k is None or r <= k else 0)
+             for t in target_ranks], w
         )
         base = "mrr"
     elif statistic in ("hits", "ahits", "zhits"):

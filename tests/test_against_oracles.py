@@ -31,6 +31,7 @@ RTOL_BY_METRIC = {}
 # name as written -> (oracle list metric, k); every spelling below is a valid name or synonym
 LIST_METRICS = {
     "mrr": ("rr", None),
+    "mrr@2": ("rr", 2),
     "MAP": ("ap", None),
     "map@3": ("ap", 3),
     "ndcg": ("ndcg", None),
@@ -47,12 +48,17 @@ LIST_METRICS = {
     "success@3": ("hits", 3),
     "rprec": ("rprec", None),
     "auc": ("auc", None),
+    "num_rel_ret": ("relret", None),
+    "rel_ret@3": ("relret", 3),
 }
+# per-query values defined without a relevant item (needs_relevant=False in the registry)
+DEFINED_WITHOUT_RELEVANT = ("dcg", "relret")
 
 # name as written -> (oracle rank statistic, k)
 RANK_METRICS = {
     "mr": ("mr", None),
     "mrr": ("mrr", None),
+    "mrr@2": ("mrr", 2),
     "hits@1": ("hits", 1),
     "hits@3": ("hits", 3),
     "gmr": ("gmr", None),
@@ -147,12 +153,12 @@ def _query_has_relevant(query, relevance_level, judged):
     return any(oracles.binary_labels(all_rels, relevance_level))
 
 
-def _list_value(query, metric, k, *, ties, relevance_level, gain, judged):
+def _list_value(query, metric, k, *, ties, relevance_level, gain, judged, ap_denominator="relevant"):
     scores, rels = query.kept()
     judged_rels = rels + query.missing if judged else None
     return oracles.query_metric(
         metric, scores, rels, ties=ties, k=k, relevance_level=relevance_level, gain=gain,
-        judged_rels=judged_rels,
+        judged_rels=judged_rels, ap_denominator=ap_denominator,
     )  # fmt: skip
 
 
@@ -183,12 +189,13 @@ def oracle_evaluate(
     weights=None,
     judged=False,
     targets="first",
+    ap_denominator="relevant",
 ):
     """Per-query values (canonical query order) and summaries, from the oracles."""
     weights = [1.0] * len(queries) if weights is None else list(weights)
     has = [_query_has_relevant(q, relevance_level, judged) for q in queries]
     needs_relevant = any(
-        not (name in LIST_METRICS and LIST_METRICS[name][0] == "dcg") for name in metrics
+        not (name in LIST_METRICS and LIST_METRICS[name][0] in DEFINED_WITHOUT_RELEVANT) for name in metrics
     )
     evaluated = [i for i in range(len(queries)) if has[i] or not (needs_relevant and no_relevant == "skip")]
     per_query = {"query": evaluated}
@@ -202,12 +209,12 @@ def oracle_evaluate(
             metric, k = LIST_METRICS[name]
             values = []
             for i in evaluated:
-                if not has[i] and metric != "dcg" and no_relevant == "zero":
-                    values.append(0.0)
+                if not has[i] and metric not in DEFINED_WITHOUT_RELEVANT and no_relevant in ("zero", "one"):
+                    values.append(0.0 if no_relevant == "zero" else 1.0)
                     continue
                 values.append(
                     _list_value(queries[i], metric, k, ties=ties, relevance_level=relevance_level,
-                                gain=gain, judged=judged)  # fmt: skip
+                                gain=gain, judged=judged, ap_denominator=ap_denominator)  # fmt: skip
                 )
             per_query[name] = values
             summary[name] = _nan_weighted_mean(values, [weights[i] for i in evaluated])
@@ -353,6 +360,8 @@ SCENARIOS = {
     "exponential": ({"n_levels": 4}, {"gain": "exponential"}),
     "weights": ({}, {"weights": True}),
     "zero": ({"empty_prob": 0.4}, {"no_relevant": "zero"}),
+    "one": ({"empty_prob": 0.4}, {"no_relevant": "one"}),
+    "capped": ({}, {"ap_denominator": "capped"}),
 }
 
 
@@ -369,13 +378,14 @@ def _oracle_options(options, weights):
         "relevance_level": options.get("relevance_level"),
         "gain": options.get("gain", "linear"),
         "no_relevant": options.get("no_relevant", "skip"),
+        "ap_denominator": options.get("ap_denominator", "relevant"),
         "weights": weights,
     }
 
 
 def _engine_options(options):
     out = {}
-    for key in ("relevance_level", "gain", "no_relevant"):
+    for key in ("relevance_level", "gain", "no_relevant", "ap_denominator"):
         if key in options:
             out[key] = options[key]
     return out
@@ -897,3 +907,29 @@ def test_label_index_dense_masks_sparse_and_dense_match_the_oracle(n_candidates,
                 assert got[name] == pytest.approx(oracles.target_statistic(statistic, expected, ties, k=k),
                                                   rel=RTOL, abs=ATOL), (name, ties)
     assert any(t.ordinal > t.optimistic for t in expected)  # input order matters somewhere
+
+
+@pytest.mark.parametrize("ties", ["ordinal", "optimistic", "pessimistic", "realistic"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_average_precision_divided_by_the_relevant_items_retrieved(seed, ties):
+    # torchmetrics' AP@k: the mean precision over the relevant items found in the top k
+    rng, queries, weights, options = _scenario_case(seed, "plain")
+    y_true, y_score, kwargs, qid_values = grouped_layout(queries, rng)
+    check_evaluate(
+        y_true, y_score, dict(ties=ties, ap_denominator="retrieved", **kwargs), queries,
+        ["MAP", "map@3"], dict(ties=ties, ap_denominator="retrieved"), qid_values,
+    )  # fmt: skip
+
+
+def test_retrieved_denominator_under_expected_ties_needs_a_certain_count():
+    # no tie block across the cut-off: the count is certain and the expectation exact
+    y_true, y_score, qid = [1, 0, 1, 0], [3.0, 3.0, 1.0, 0.0], [0, 0, 0, 0]
+    queries = [Query([3.0, 3.0, 1.0, 0.0], [1, 0, 1, 0], [False] * 4, [])]
+    for k_metric, k in (("map@2", 2), ("map@3", 3)):
+        got = skr.evaluate(y_true, y_score, qid=qid, metrics=[k_metric], ap_denominator="retrieved").summary
+        expected = oracles.query_metric("ap", queries[0].scores, queries[0].rels, ties="expected", k=k,
+                                        ap_denominator="retrieved")
+        assert got[k_metric] == pytest.approx(expected, rel=RTOL)
+    # a tie block of a relevant and a non-relevant candidate across k=1: refused, naming the way out
+    with pytest.raises(ValueError, match="ap_denominator='retrieved'.*ties='ordinal'"):
+        skr.evaluate(y_true, y_score, qid=qid, metrics=["map@1"], ap_denominator="retrieved")

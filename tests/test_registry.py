@@ -33,7 +33,7 @@ def test_higher_is_better(name):
     ("mrrr", "mrr"),
     ("p", "needs a cut-off"),
     ("hits", "needs a cut-off"),
-    ("mrr@10", "takes no cut-off"),
+    ("rprec@10", "takes no cut-off"),
     ("ndcg@0", "positive integer"),
     ("ndcg@-1", "positive integer"),
     ("ndcg@2.5", "positive integer"),

@@ -1,0 +1,116 @@
+"""Convention presets: the options under which sklearn-rank returns a peer's numbers.
+
+``convention="lightgbm"`` (and the other names of :data:`PRESETS`) sets every option a peer's
+definitions need; an option the caller writes explicitly wins over the preset. To tell "written"
+from "left at its default", the public signatures use :class:`Default` values: strings equal to
+the documented default that a preset may replace (``ties="expected"`` in a signature is a
+``Default``; ``ties="expected"`` written by the caller is a plain ``str`` and stays).
+
+A preset may also read metric names the peer's way (ranx's ``hits@k`` is the number of relevant
+items in the top k, sklearn-rank's ``num_rel_ret@k``): ``aliases`` maps a registry base name to
+another, or to ``(base, k)`` where the peer cuts a name written without ``@k`` (XGBoost's ``ndcg``
+is ``ndcg@32``); the report keeps the name as written.
+
+docs/conventions.rst has one row per preset; tests/test_conventions.py checks each against the
+peer (installed) or the peer's published definition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Default(str):
+    """A default option value: a ``convention=`` preset may replace it, an explicit value may not."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return (Default, (str(self),))
+
+
+@dataclass(frozen=True)
+class Preset:
+    """The options (and metric-name readings) of one peer."""
+
+    description: str
+    options: dict
+    aliases: dict = field(default_factory=dict)
+
+
+PRESETS = {
+    "sklearn": Preset(
+        "scikit-learn's ndcg_score / dcg_score: exact tie expectation, linear gain, a row without a "
+        "relevant item scores 0",
+        dict(ties="expected", gain="linear", no_relevant="zero")),
+    "trec_eval": Preset(
+        "trec_eval: input order among ties (sort rows by docno descending first, or use "
+        "io.evaluate_trec), linear gain, 0 for a query without a relevant item, AP over all relevant",
+        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="relevant")),
+    "ranx": Preset(
+        "ranx: input order among ties, linear gain, 0 for a query without a relevant item; hits@k is "
+        "the number of relevant items in the top k (hit_rate@k is sklearn-rank's hits@k)",
+        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="relevant"),
+        aliases={"hits": "numrelret"}),
+    "pykeen": Preset(
+        "PyKEEN: realistic (mid) ranks, every true entity ranked against the non-true ones (filtered), "
+        "NaN scores are filtered candidates",
+        dict(ties="realistic", targets="all", nan_policy="omit")),
+    "ogb": Preset(
+        "OGB link prediction: realistic (mid) ranks of the positive against its negatives",
+        dict(ties="realistic")),
+    "tgb": Preset(
+        "TGB link prediction: realistic (mid) ranks of the positive against its negatives",
+        dict(ties="realistic")),
+    "lightgbm": Preset(
+        "LightGBM's ndcg@k and map@k: gain 2**rel - 1, input order among ties, a query without a "
+        "relevant item scores 1, AP@k divided by min(k, relevant)",
+        dict(ties="ordinal", gain="exponential", no_relevant="one", ap_denominator="capped")),
+    "xgboost": Preset(
+        "XGBoost's ndcg@k and map@k: gain 2**rel - 1, input order among ties, a query without a "
+        "relevant item scores 1, AP@k divided by min(k, relevant); ndcg and map without @k are cut "
+        "at 32",
+        dict(ties="ordinal", gain="exponential", no_relevant="one", ap_denominator="capped"),
+        aliases={"ndcg": ("ndcg", 32), "map": ("map", 32)}),
+    "torchmetrics": Preset(
+        "torchmetrics' retrieval metrics: input order among ties, linear gain, a query without a "
+        "relevant item scores 0 (empty_target_action='neg'), AP@k divided by the relevant items in the "
+        "top k",
+        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="retrieved")),
+    "spark": Preset(
+        "Spark's RankingMetrics: the prediction order is the ranking (input order among ties), a query "
+        "without a relevant item scores 0, MAP@k divided by min(k, relevant)",
+        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="capped")),
+}
+
+CONVENTIONS = tuple(PRESETS)
+
+
+def check_convention(convention):
+    """The preset of ``convention`` (None: no preset)."""
+    if convention is None:
+        return None
+    if not isinstance(convention, str) or convention.lower() not in PRESETS:
+        raise ValueError(f"`convention` must be one of {', '.join(map(repr, CONVENTIONS))} or None. Got "
+                         f"{convention!r} instead.")
+    return PRESETS[convention.lower()]
+
+
+def resolve(convention, options):
+    """``options`` with the preset's values where the caller left a :class:`Default`, as plain values.
+
+    Returns the resolved options and the preset's metric-name aliases.
+    """
+    preset = check_convention(convention)
+    out = {}
+    for name, value in options.items():
+        if isinstance(value, Default):
+            value = preset.options.get(name, value) if preset is not None else value
+            value = str(value)
+        out[name] = value
+    return out, ({} if preset is None else preset.aliases)
+
+
+def default_options(**values):
+    """``Default`` markers for signature defaults, e.g. ``TIES = default_options(ties="expected")["ties"]``."""
+    return {name: Default(value) for name, value in values.items()}
