@@ -7,8 +7,8 @@ the documented default that a preset may replace (``ties="expected"`` in a signa
 ``Default``; ``ties="expected"`` written by the caller is a plain ``str`` and stays).
 
 A preset may also read metric names the peer's way (ranx's ``hits@k`` is the number of relevant
-items in the top k, sklearn-rank's ``num_rel_ret@k``): ``aliases`` maps a registry base name to
-another, or to ``(base, k)`` where the peer cuts a name written without ``@k`` (XGBoost's ``ndcg``
+items in the top k, sklearn-rank's ``num_rel_ret@k``): ``aliases`` maps a name as the peer spells it
+(normalised as the registry does, without ``@k``) to a registry base name, or to ``(base, k)`` where the peer cuts a name written without ``@k`` (XGBoost's ``ndcg``
 is ``ndcg@32``); the report keeps the name as written.
 
 docs/conventions.rst has one row per preset; tests/test_conventions.py checks each against the
@@ -79,8 +79,9 @@ PRESETS = {
         dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="retrieved")),
     "spark": Preset(
         "Spark's RankingMetrics: the prediction order is the ranking (input order among ties), a query "
-        "without a relevant item scores 0, MAP@k divided by min(k, relevant)",
-        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="capped")),
+        "without a relevant item scores 0, MAP@k divided by min(k, relevant), graded nDCG gain "
+        "2**rel - 1 (the same as binary relevance for 0/1 labels)",
+        dict(ties="ordinal", gain="exponential", no_relevant="zero", ap_denominator="capped")),
 }
 
 CONVENTIONS = tuple(PRESETS)

@@ -19,7 +19,7 @@ from ._inputs import (AP_DENOMINATORS, GAINS, MISSING, NO_RELEVANT, TARGETS, TIE
 from ._kernels import ListKernels, RankDistribution, RankStats
 from ._ranks import GroupedStructure, LabelIndexStructure, Ranks
 from ._conventions import default_options, resolve as resolve_convention
-from ._registry import DUAL_FAMILY, base_spec, get_metric, with_k
+from ._registry import DUAL_FAMILY, base_spec, get_metric, normalise_name, with_k
 from ._report import RankingReport, weighted_mean
 from .exceptions import UndefinedMetricWarning
 
@@ -134,7 +134,7 @@ def check_options(ties, no_relevant, gain, targets, relevance_level):
     return check_relevance_level(relevance_level)
 
 
-def resolve_metrics(metrics, targets, aliases=None):
+def resolve_metrics(metrics, targets, aliases=()):
     if isinstance(metrics, str):
         metrics = (metrics,)
     try:
@@ -146,10 +146,11 @@ def resolve_metrics(metrics, targets, aliases=None):
     resolved = []
     for written in metrics:
         spec = get_metric(written)
-        if aliases and isinstance(written, str) and spec.base in aliases:
-            # the preset's reading of the name (ranx's hits@k counts the relevant items in the top k;
-            # XGBoost's ndcg is ndcg@32)
-            base, k = aliases[spec.base] if isinstance(aliases[spec.base], tuple) else (aliases[spec.base], None)
+        head = normalise_name(written.partition("@")[0]) if aliases and isinstance(written, str) else None
+        if head in aliases:
+            # the preset's reading of the name as the peer spells it (ranx's hits@k counts the relevant
+            # items in the top k, its hit_rate@k does not; XGBoost's ndcg is ndcg@32)
+            base, k = aliases[head] if isinstance(aliases[head], tuple) else (aliases[head], None)
             spec = with_k(base_spec(base), spec.k if spec.k is not None else k)
         family = spec.family
         if spec.base in DUAL_FAMILY and targets == "all":

@@ -204,6 +204,9 @@ def _normalise(name):
     return "".join(ch for ch in name.lower() if ch not in "-_ ")
 
 
+normalise_name = _normalise  # the registry's reading of a name (case, "-", "_" and spaces ignored)
+
+
 def _display(base, k):
     text = _DISPLAY.get(base, base)
     return text if k is None else f"{text}@{k}"
