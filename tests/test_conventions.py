@@ -371,3 +371,35 @@ def test_mrr_at_k_function():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert skr.mean_reciprocal_rank([0, 0, 0], y_score, k=3) == skr.mean_reciprocal_rank([0, 0, 0], y_score)
+
+
+def _documented_presets():
+    """{convention: (options, readings)} from the list-table of docs/conventions.rst."""
+    from pathlib import Path
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "conventions.rst").read_text(encoding="utf-8")
+    section = text[text.index("Presets: ``convention=``"):text.index("What the presets cannot do")]
+    rows = {}
+    for row in section.split("   * - ")[2:]:  # [0]: before the table, [1]: the header
+        cells = [cell.strip() for cell in row.split("\n     - ")]
+        name = cells[0].strip("`")
+        options = dict(re.findall(r'``(\w+)="(\w+)"``', cells[1]))
+        readings = dict(re.findall(r"``(\w+)(?:@k)?`` is ``([\w@]+?)(?:@k)?``", cells[2]))
+        rows[name] = (options, readings)
+    return rows
+
+
+def test_the_documented_presets_are_the_presets():
+    from sklearn_rank._registry import normalise_name
+
+    documented = _documented_presets()
+    assert list(documented) == list(PRESETS)
+    for name, preset in PRESETS.items():
+        options, readings = documented[name]
+        assert options == preset.options, name
+        aliases = {}
+        for written, meaning in readings.items():
+            base, _, k = meaning.partition("@")
+            aliases[normalise_name(written)] = (normalise_name(base), int(k)) if k else normalise_name(base)
+        assert aliases == preset.aliases, name

@@ -41,14 +41,15 @@ def close(actual, expected, atol=ATOL):
 # The table, as written in docs/conventions.rst
 # ==================================================================================================
 
-TOOLS = ["sklearn-rank", "scikit-learn", "trec_eval", "ranx", "PyKEEN", "TGB / OGB"]
+TOOLS = ["sklearn-rank", "scikit-learn", "trec_eval", "ranx", "PyKEEN", "TGB / OGB", "LightGBM / XGBoost"]
 
 # What each row test checks, cell by cell; "—" cells have no test case.
 EXPECTED_TABLE = {
-    "ties": ["expected (choosable)", "expected (nDCG)", "docno desc", "input order", "realistic", "realistic"],
-    "nDCG gain": ["linear (choosable)", "linear", "linear", "linear / burges", "—", "—"],
-    "AP denominator": ["all relevant", "—", "all relevant", "all relevant", "—", "—"],
-    "no relevant item": ["skip (choosable)", "0", "0", "0", "—", "—"],
+    "ties": ["expected (choosable)", "expected (nDCG)", "docno desc", "input order", "realistic", "realistic",
+             "input order"],
+    "nDCG gain": ["linear (choosable)", "linear", "linear", "linear / burges", "—", "—", "2^rel - 1"],
+    "AP denominator": ["all relevant", "—", "all relevant", "all relevant", "—", "—", "min(k, relevant)"],
+    "no relevant item": ["skip (choosable)", "0", "0", "0", "—", "—", "1"],
 }
 
 
@@ -295,6 +296,32 @@ def docno_descending_rows(qrels, run):
     return as_grouped(qrels, ordered)
 
 
+# ---- LightGBM and XGBoost: their own metric code on fixed scores -----------------------------------
+def boosting_metrics(y, scores, sizes, lightgbm_metrics=(), xgboost_metrics=(), xgboost_objective="rank:ndcg"):
+    """The engines' recorded metrics of ``scores``: one round that cannot change the ranking."""
+    out = {}
+    X = np.zeros((len(y), 1))  # no split is possible: the round adds one constant to every score
+    if lightgbm_metrics:
+        lgb = pytest.importorskip("lightgbm")
+        data = lgb.Dataset(X, y, group=sizes, init_score=scores, free_raw_data=False)
+        record = {}
+        names = sorted({m.split("@")[0] for m in lightgbm_metrics})
+        cuts = sorted({int(m.split("@")[1]) for m in lightgbm_metrics})
+        lgb.train(dict(objective="lambdarank", metric=names, eval_at=cuts, learning_rate=1e-10, verbose=-1),
+                  data, num_boost_round=1, valid_sets=[data], valid_names=["d"],
+                  callbacks=[lgb.record_evaluation(record)])
+        out.update({f"lightgbm {m}": record["d"][m][0] for m in lightgbm_metrics})
+    if xgboost_metrics:
+        xgb = pytest.importorskip("xgboost")
+        data = xgb.DMatrix(X, y, base_margin=scores)
+        data.set_group(sizes)
+        record = {}
+        xgb.train(dict(objective=xgboost_objective, eval_metric=list(xgboost_metrics), eta=0.0), data, 1,
+                  evals=[(data, "d")], evals_result=record, verbose_eval=False)
+        out.update({f"xgboost {m}": record["d"][m][0] for m in xgboost_metrics})
+    return out
+
+
 # ==================================================================================================
 # One test per row of the table
 # ==================================================================================================
@@ -369,6 +396,16 @@ def test_row_ties(tool):
                 close(got, reference["mrr"])
             else:
                 assert abs(got - reference["mrr"]) > 1e-3, policy
+    elif tool == "LightGBM / XGBoost":
+        # "input order": of tied documents the first row ranks higher (stable sorts in both engines).
+        y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+        scores = np.array([1.0, 1.0, 2.0, 0.0, 1.0, 1.0, 1.0, 1.0])
+        sizes = [4, 4]
+        qid = np.repeat([0, 1], sizes)
+        recorded = boosting_metrics(y, scores, sizes, ["ndcg@2"], ["ndcg@2"])
+        for engine in ("lightgbm", "xgboost"):
+            close(skr.ndcg_score(y, scores, qid=qid, k=2, ties="ordinal"), recorded[f"{engine} ndcg@2"])
+            assert abs(skr.ndcg_score(y, scores, qid=qid, k=2) - recorded[f"{engine} ndcg@2"]) > 1e-3
 
 
 @pytest.mark.parametrize("tool", row_cases("nDCG gain"))
@@ -409,6 +446,13 @@ def test_row_ndcg_gain(tool):
             for k in (0, 5):
                 got = skr.ndcg_score(y_true, y_score, qid=qid, judged=judged, ties="ordinal", gain=gain, k=k or None)
                 close(got, ranx_mean(ranx_ndcg, qrels, run, k=k, burges=burges))
+    elif tool == "LightGBM / XGBoost":
+        # "2^rel - 1": label_gain's default in LightGBM, ndcg_exp_gain's in XGBoost.
+        recorded = boosting_metrics(ranked_relevance, scores, [4], ["ndcg@4"], ["ndcg@4"])
+        complete = ndcg(lambda r: 2.0 ** r - 1, 2.0 ** ranked_relevance - 1)  # the list is all they know
+        for engine in ("lightgbm", "xgboost"):
+            close(recorded[f"{engine} ndcg@4"], complete)
+            close(skr.ndcg_score(ranked_relevance, scores, qid=qid, k=4, gain="exponential"), complete)
 
 
 @pytest.mark.parametrize("tool", row_cases("AP denominator"))
@@ -436,6 +480,16 @@ def test_row_ap_denominator(tool):
         y_true, y_score, qid, judged = as_grouped(qrels, run)
         got = skr.mean_average_precision(y_true, y_score, qid=qid, judged=judged, ties="ordinal", no_relevant="zero")
         close(got, ranx_mean(ranx_average_precision, qrels, run))
+    elif tool == "LightGBM / XGBoost":
+        # "min(k, relevant)": relevant at ranks 1 and 3 of 4 relevant among 6, cut at 2 and 3.
+        y = np.array([1, 0, 1, 0, 1, 1])
+        s = np.arange(6.0)[::-1].copy()
+        recorded = boosting_metrics(y, s, [6], ["map@2", "map@3"], ["map@2", "map@3"], "rank:map")
+        for engine in ("lightgbm", "xgboost"):
+            close(recorded[f"{engine} map@2"], (1 / 1) / 2)
+            close(recorded[f"{engine} map@3"], (1 / 1 + 2 / 3) / 3)
+        for k in (2, 3):
+            close(skr.mean_average_precision(y, s, k=k, ap_denominator="capped"), recorded[f"lightgbm map@{k}"])
 
 
 @pytest.mark.parametrize("tool", row_cases("no relevant item"))
@@ -478,6 +532,18 @@ def test_row_no_relevant_item(tool):
                               metrics=["mrr", "map"])
         close(report.summary["mrr"], ranx_mean(ranx_reciprocal_rank, qrels, run))
         close(report.summary["map"], ranx_mean(ranx_average_precision, qrels, run))
+    elif tool == "LightGBM / XGBoost":
+        # "1": a query without a relevant document scores 1 in nDCG (and in MAP).
+        y = np.array([0, 0, 0, 1, 0, 2])
+        s = np.array([0.3, 0.2, 0.1, 0.1, 0.9, 0.4])
+        sizes = [3, 3]
+        qid = np.repeat([0, 1], sizes)
+        recorded = boosting_metrics(y, s, sizes, ["ndcg@3", "map@3"], ["ndcg@3"])
+        second = skr.ndcg_score(y[3:], s[3:], k=3, gain="exponential")
+        for name in ("lightgbm ndcg@3", "xgboost ndcg@3"):
+            close(recorded[name], (1 + second) / 2)
+        close(skr.ndcg_score(y, s, qid=qid, k=3, gain="exponential", no_relevant="one"), (1 + second) / 2)
+        close(recorded["lightgbm map@3"], (1 + skr.mean_average_precision(y[3:], s[3:], k=3)) / 2)
 
 
 # ==================================================================================================
