@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from ._conventions import CONVENTIONS, Default
 from ._inputs import GAINS, TIE_POLICIES
 from .io import TrecFormatError, evaluate_trec, read_qrels, read_run
 from .io._tables import Table, TableFormatError, check_values, read_table  # noqa: F401 (Table, check_values)
@@ -203,7 +204,13 @@ def _metric_options(parser):
                         help="tie policy (default: trec for TREC files, i.e. docno descending; expected for tables)")
     parser.add_argument("-l", "--relevance-level", type=float, default=None,
                         help="minimum grade that counts as relevant (trec_eval -l)")
-    parser.add_argument("--gain", choices=GAINS, default="linear", help="nDCG gain (default: linear)")
+    parser.add_argument("--gain", choices=GAINS, default=None, help="nDCG gain (default: linear)")
+    parser.add_argument("--convention", choices=CONVENTIONS, default=None,
+                        help="a peer's conventions for the options not given (see the conventions page)")
+
+
+def _gain(args):
+    return args.gain or Default("linear")
 
 
 _TABLE_OPTIONS = (("--qid", "qid_col"), ("--score", "score_col"), ("--label", "label_col"),
@@ -228,7 +235,11 @@ def _table_ties(args):
     if args.ties == "trec":
         raise UsageError("--ties trec breaks ties by docno, which tables do not have; choose another policy. "
                          "Got --ties trec with a table instead.")
-    return args.ties or "expected"
+    return args.ties or Default("expected")
+
+
+def _trec_ties(args):
+    return args.ties or Default("trec")
 
 
 def _read_table_inputs(args, path, group=None):
@@ -263,14 +274,16 @@ def _run_evaluate(args):
         qrels_path, run_path = args.inputs
         qrels, run = _read_trec(read_qrels, qrels_path), _read_trec(read_run, run_path)
         report = evaluate_trec(qrels, run, metrics=args.metrics, relevance_level=args.relevance_level,
-                               missing=args.missing, ties=args.ties or "trec", gain=args.gain)
+                               missing=args.missing, ties=_trec_ties(args), gain=_gain(args),
+                               convention=args.convention)
     elif len(args.inputs) == 1:
         path = args.inputs[0]
         ties = _table_ties(args)
         table = _read_table_inputs(args, path)
         report = evaluate(table.label, table.score, qid=table.qid, metrics=args.metrics, ties=ties,
-                          exclude=table.exclude, relevance_level=args.relevance_level, gain=args.gain,
-                          no_relevant="zero" if args.missing == "zero" else "skip")
+                          exclude=table.exclude, relevance_level=args.relevance_level, gain=_gain(args),
+                          no_relevant="zero" if args.missing == "zero" else Default("skip"),
+                          convention=args.convention)
         report = _with_query_ids(report, table.qid_values)
     else:
         raise UsageError("evaluate takes QRELS RUN (TREC files) or one TABLE. Got "
@@ -299,7 +312,7 @@ def _run_compare(args):
         for name, rows in table.groups():
             report = evaluate(table.label[rows], table.score[rows], qid=table.qid[rows], metrics=[metric],
                               exclude=None if table.exclude is None else table.exclude[rows], ties=ties,
-                              relevance_level=args.relevance_level, gain=args.gain)
+                              relevance_level=args.relevance_level, gain=_gain(args), convention=args.convention)
             reports[str(name)] = _with_query_ids(report, table.qid_values)
     else:
         if len(args.inputs) < 3:
@@ -311,7 +324,8 @@ def _run_compare(args):
             run = _read_trec(read_run, path)
             name = run.name if run.name not in reports else os.path.basename(path)
             reports[name] = evaluate_trec(qrels, run, metrics=[metric], relevance_level=args.relevance_level,
-                                          missing="zero", ties=args.ties or "trec", gain=args.gain)
+                                          missing="zero", ties=_trec_ties(args), gain=_gain(args),
+                                          convention=args.convention)
     if len(reports) < 2:
         raise UsageError(f"compare needs at least two runs or groups. Got {len(reports)} instead.")
     # A rank statistic (mr, gmr, ...) has no value for a query whose relevant items were not retrieved

@@ -5,14 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _engine
+from .._conventions import default_options, resolve as resolve_convention
 from .._inputs import check_option
 from ._trec_files import read_qrels, read_run
 from ._trec_keys import _HASH_BLOCK, _factorize, _order_rows, _plain_rows, _query_order, _row_keys, _trec_order
 from ._trec_lines import Qrels, Run
 
 
+_D = default_options(ties="trec", gain="linear", no_relevant="zero", ap_denominator="relevant")
+
+
 def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_level=None, missing="skip",
-                  ties="trec", gain="linear"):
+                  ties=_D["ties"], gain=_D["gain"], convention=None):
     """Evaluate a run against qrels with trec_eval's conventions.
 
     Documents are ranked by decreasing score, ties broken by decreasing
@@ -43,6 +47,12 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     gain : {"linear", "exponential"}, default="linear"
         The gain of a relevance level in (n)DCG: the level itself
         (trec_eval), or ``2**level - 1``.
+    convention : str, default=None
+        A peer's conventions (see :func:`sklearn_rank.evaluate`) for the
+        options not written in the call: its gain, its score for a query
+        without a relevant document, its AP denominator, and its tie policy,
+        where input order is the run file's order. ``"trec_eval"`` keeps
+        trec_eval's docno order.
 
     Returns
     -------
@@ -73,10 +83,16 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     if not isinstance(run, Run):
         run = read_run(run)
     check_option(missing, "missing", ("skip", "zero"))
+    if convention is not None and str(convention).lower() == "trec_eval":
+        convention = None  # this function's defaults are trec_eval's, docno order included
+    options, _ = resolve_convention(convention, dict(ties=ties, gain=gain, no_relevant=_D["no_relevant"],
+                                                     ap_denominator=_D["ap_denominator"]))
+    ties, gain, no_relevant, ap_denominator = (options[name] for name in (
+        "ties", "gain", "no_relevant", "ap_denominator"))
     trec_ties = ties == "trec"
     engine_ties = "ordinal" if trec_ties else ties
     # options and metric names are checked before the files are joined
-    _engine.check_options(engine_ties, "skip", gain, "first", relevance_level)
+    _engine.check_options(engine_ties, no_relevant, gain, "first", relevance_level)
     _engine.resolve_metrics(metrics, "first")
 
     # Strings held as objects (a few very long ones): integer codes in the same order stand in for them.
@@ -119,8 +135,9 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     del order, judgements, ranking
     # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
     report = _engine.evaluate(y_true, r_score, metrics=metrics, qid=r_qid, ties=engine_ties,
-                              relevance_level=relevance_level, gain=gain, no_relevant="zero", judged=judged,
-                              missing=missing, report_params=dict(ties=ties))
+                              relevance_level=relevance_level, gain=gain, no_relevant=no_relevant, judged=judged,
+                              missing=missing, ap_denominator=ap_denominator, convention=convention,
+                              report_params=dict(ties=ties))
     if uniques is not None:
         codes = report.per_query["qid"]
         # the run's ids keep their own dtype unless judged queries absent from the run were added
