@@ -12,6 +12,7 @@ from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, proces
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from ._conventions import default_options
 from ._engine import evaluate as engine_evaluate
 from ._inputs import _query_codes
 from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
@@ -77,6 +78,9 @@ def _is_row_aligned(value, n_rows):
     return len(shape) >= 1 and shape[0] == n_rows
 
 
+_D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first", ap_denominator="relevant")
+
+
 class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     """Wrap a regressor, classifier or ranker; its ``score`` is a ranking metric.
 
@@ -118,18 +122,24 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         without query ids raise an error.
     ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default="expected"
         How tied scores are ranked, as in :func:`sklearn_rank.evaluate`.
-        This and the next four engine options are explicit parameters,
+        This and the next six engine options are explicit parameters,
         rather than ``**params``, so that ``get_params``, ``clone`` and
         searches see them (``ties`` can be searched over).
     gain : {"linear", "exponential"}, default="linear"
         (n)DCG gain: ``rel`` or ``2**rel - 1``.
     relevance_level : float, default=None
         An item is relevant when ``y >= relevance_level`` (default: ``y > 0``).
-    no_relevant : {"skip", "zero", "error"}, default="skip"
+    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
         What to do with queries without a relevant item.
     targets : {"first", "all"}, default="first"
         Rank statistics: rank of the best-ranked relevant item per query, or
         of every relevant item against the non-relevant candidates only.
+    ap_denominator : {"relevant", "capped", "retrieved"}, default="relevant"
+        What average precision divides by (see :func:`sklearn_rank.evaluate`).
+    convention : str, default=None
+        A peer's conventions (``"lightgbm"``, ``"xgboost"``, ``"ranx"``, ...)
+        for the engine options left at their defaults; see
+        :func:`sklearn_rank.evaluate`.
 
     Attributes
     ----------
@@ -196,8 +206,9 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
 
-    def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties="expected", gain="linear",
-                 relevance_level=None, no_relevant="skip", targets="first"):
+    def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties=_D["ties"], gain=_D["gain"],
+                 relevance_level=None, no_relevant=_D["no_relevant"], targets=_D["targets"],
+                 ap_denominator=_D["ap_denominator"], convention=None):
         self.estimator = estimator
         self.metric = metric
         self.qid = qid
@@ -206,12 +217,15 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         self.relevance_level = relevance_level
         self.no_relevant = no_relevant
         self.targets = targets
+        self.ap_denominator = ap_denominator
+        self.convention = convention
 
     # ---- helpers --------------------------------------------------------------------------
 
     def _metric_params(self):
         return check_metric_params({"ties": self.ties, "gain": self.gain, "relevance_level": self.relevance_level,
-                                    "no_relevant": self.no_relevant, "targets": self.targets})
+                                    "no_relevant": self.no_relevant, "targets": self.targets,
+                                    "ap_denominator": self.ap_denominator, "convention": self.convention})
 
     def _split_query(self, X, qid):
         """Return (query ids or None, X without the query-id column)."""

@@ -22,16 +22,18 @@ from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED
 
 from ._engine import evaluate as engine_evaluate
-from ._inputs import GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option, check_relevance_level
+from ._conventions import Default, check_convention
+from ._inputs import (AP_DENOMINATORS, GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
+                      check_relevance_level)
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import FINAL_ESTIMATOR, ScorerRequester, safe_indexing
 
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers"]
 
 # Options of the engine that describe how a metric is computed (not the data).
-METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets")
+METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "convention")
 _METRIC_DEFAULTS = {"ties": "expected", "gain": "linear", "relevance_level": None, "no_relevant": "skip",
-                    "targets": "first"}
+                    "targets": "first", "ap_denominator": "relevant", "convention": None}
 
 
 # --------------------------------------------------------------------------------------
@@ -47,9 +49,11 @@ def check_metric_params(params):
                         f"Got {unknown[0]!r} instead.")
     checked = dict(params)
     for name, allowed in (("ties", TIE_POLICIES), ("gain", GAINS), ("no_relevant", NO_RELEVANT),
-                          ("targets", TARGETS)):
+                          ("targets", TARGETS), ("ap_denominator", AP_DENOMINATORS)):
         if name in checked:
             check_option(checked[name], name, allowed)
+    if "convention" in checked:
+        check_convention(checked["convention"])
     if "relevance_level" in checked:
         check_relevance_level(checked["relevance_level"])
     return checked
@@ -568,7 +572,8 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
         Cut-off, the same as writing ``metric@k``.
     **params
         Engine options: ``ties``, ``gain``, ``relevance_level``,
-        ``no_relevant``, ``targets`` (see :func:`sklearn_rank.evaluate`).
+        ``no_relevant``, ``targets``, ``ap_denominator`` and ``convention``
+        (a peer's preset, see :func:`sklearn_rank.evaluate`).
 
     Returns
     -------
@@ -606,7 +611,11 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
         spec = with_k(spec, k)
     qid = check_qid_spec(qid)
     params = check_metric_params(params)
-    params = {key: value for key, value in params.items() if value != _METRIC_DEFAULTS[key]}
+    # Options left at their defaults are left out (the scorer's repr and equality). Under a preset, an
+    # option written with its default value still overrides the preset, so it is kept.
+    preset = params.get("convention") is not None
+    params = {key: value for key, value in params.items()
+              if value != _METRIC_DEFAULTS[key] or (preset and not isinstance(value, Default))}
     return RankingScorer(spec, sign, qid, params)
 
 

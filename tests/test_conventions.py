@@ -454,3 +454,42 @@ def test_command_line_trec_files_with_the_ranx_convention(tmp_path):
 def test_command_line_refuses_an_unknown_convention(tmp_path):
     out = _cli("evaluate", tmp_path / "t.csv", "--convention", "lgbm")
     assert out.returncode == 2 and "--convention" in out.stderr and "lgbm" in out.stderr
+
+
+# ---------------------------------------------------------------- scorers and RankingEvaluator
+@pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")  # LightGBM >= 4.7: eval_X, eval_y
+def test_scorer_and_evaluator_with_the_lightgbm_convention_match_lgbmrankers_own_log():
+    lgb = pytest.importorskip("lightgbm")
+    from sklearn_rank.datasets import make_ranking
+
+    X, y, qid = make_ranking(n_queries=60, n_candidates=(3, 25), random_state=0)
+    train, test = qid < 40, qid >= 40
+    _, sizes_train = np.unique(qid[train], return_counts=True)
+    _, sizes_test = np.unique(qid[test], return_counts=True)
+    params = dict(n_estimators=5, num_leaves=4, min_child_samples=2, deterministic=True, n_jobs=1, verbose=-1)
+    ranker = lgb.LGBMRanker(**params).fit(X[train], y[train], group=sizes_train, eval_set=[(X[test], y[test])],
+                                          eval_group=[sizes_test], eval_at=[5])
+    recorded = ranker.evals_result_["valid_0"]["ndcg@5"][-1]
+    scorer = skr.make_ranking_scorer("ndcg@5", qid=None, convention="lightgbm")
+    assert scorer(ranker, X[test], y[test], qid=qid[test]) == pytest.approx(recorded, rel=1e-12)
+    evaluator = skr.RankingEvaluator(lgb.LGBMRanker(**params), metric="ndcg@5", qid=None,
+                                     convention="lightgbm").fit(X[train], y[train], qid=qid[train])
+    assert evaluator.score(X[test], y[test], qid=qid[test]) == pytest.approx(recorded, rel=1e-12)
+    # without the preset, the same predictions score otherwise (linear gain)
+    plain = skr.make_ranking_scorer("ndcg@5", qid=None)
+    assert abs(plain(ranker, X[test], y[test], qid=qid[test]) - recorded) > 1e-6
+
+
+def test_scorer_keeps_an_explicit_default_under_a_preset():
+    y, s, qid, _ = letor_like(3)
+
+    class Fixed:
+        def predict(self, X):
+            return s
+
+    scorer = skr.make_ranking_scorer("ndcg@5", qid=None, convention="lightgbm", gain="linear")
+    expected = skr.evaluate(y, s, qid=qid, metrics=["ndcg@5"], convention="lightgbm", gain="linear")
+    assert scorer(Fixed(), np.zeros((y.size, 1)), y, qid=qid) == pytest.approx(expected.summary["ndcg@5"], rel=1e-15)
+    assert "convention='lightgbm'" in repr(scorer) and "gain='linear'" in repr(scorer)
+    with pytest.raises(ValueError, match="`convention` must be one of"):
+        skr.make_ranking_scorer("ndcg@5", convention="LightGBM ranker")
