@@ -493,3 +493,29 @@ def test_scorer_keeps_an_explicit_default_under_a_preset():
     assert "convention='lightgbm'" in repr(scorer) and "gain='linear'" in repr(scorer)
     with pytest.raises(ValueError, match="`convention` must be one of"):
         skr.make_ranking_scorer("ndcg@5", convention="LightGBM ranker")
+
+
+def test_sklearn_binary_top_k_accuracy_recipe():
+    # scikit-learn reads a 1-D score of two classes as the second class's; sklearn-rank reads 1-D input as
+    # one query. The recipe: the two columns, with labels.
+    from sklearn.metrics import top_k_accuracy_score
+
+    y, p = np.array([0, 1, 1, 0]), np.array([0.9, 0.8, 0.2, 0.1])
+    assert top_k_accuracy_score(y, p, k=1) == 0.5
+    assert skr.hits_at_k(y, np.c_[1 - p, p], labels=[0, 1], k=1) == 0.5
+    rng = np.random.default_rng(0)
+    y, p = rng.integers(0, 2, size=300), rng.random(300)
+    assert skr.hits_at_k(y, np.c_[1 - p, p], labels=[0, 1], k=1) == pytest.approx(
+        top_k_accuracy_score(y, p, k=1), rel=1e-12)
+
+
+def test_sklearn_lrap_rows_without_labels_score_one():
+    from sklearn.metrics import label_ranking_average_precision_score
+
+    rng = np.random.default_rng(4)
+    y = (rng.random((50, 7)) < 0.3).astype(int)
+    y[:5] = 0  # rows without a relevant label: 1 in scikit-learn
+    y[5:8] = 1  # rows with every label relevant: 1 in both
+    s = rng.random((50, 7))  # no ties (LRAP's tie rule matches no policy; see the conventions page)
+    assert skr.mean_average_precision(y, s, no_relevant="one") == pytest.approx(
+        label_ranking_average_precision_score(y, s), rel=1e-12)
