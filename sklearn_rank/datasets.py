@@ -1,4 +1,4 @@
-"""Synthetic learning-to-rank data."""
+"""Learning-to-rank data: a seeded generator, and SVMlight / LETOR ranking files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,14 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-__all__ = ["make_ranking"]
+from .io._svmlight import dump_svmlight_ranking, load_svmlight_ranking
+
+__all__ = ["make_ranking", "load_svmlight_ranking", "dump_svmlight_ranking"]
+
+# The file functions live in sklearn_rank.io (io/ holds the file formats); their documented home is here.
+for _public in (load_svmlight_ranking, dump_svmlight_ranking):
+    _public.__module__ = __name__
+del _public
 
 
 def _positive_int(value, name, minimum=1):

@@ -41,13 +41,16 @@ exact line.
 # The modules, for contributors: _trec_lines (Qrels, Run, the line reader: every file, every error),
 # _trec_fast (the fast path: exactly the line reader's arrays, or None), _trec_keys (row hashes, trec_eval's
 # order), _trec_files (read_qrels, read_run, write_qrels, write_run), _trec_eval (evaluate_trec: order, join,
-# then the engine), _tables (CSV/TSV/Parquet tables for the command line).
+# then the engine), _tables (CSV/TSV/Parquet tables for the command line), _svmlight (SVMlight / LETOR
+# ranking files: load_svmlight_ranking, dump_svmlight_ranking, documented in sklearn_rank.datasets).
 from ..exceptions import TrecFormatError  # noqa: F401 (sklearn_rank.io.TrecFormatError, as before)
 from ._trec_eval import evaluate_trec
 from ._trec_files import read_qrels, read_run, write_qrels, write_run
 from ._trec_lines import Qrels, Run
+from ._svmlight import dump_svmlight_ranking, load_svmlight_ranking
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_qrels", "write_run", "evaluate_trec"]
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_qrels", "write_run", "evaluate_trec",
+           "load_svmlight_ranking", "dump_svmlight_ranking"]
 
 # The public names keep the module they had before sklearn_rank.io became a package (pickles, reprs, the docs).
 for _public in (Qrels, Run, read_qrels, read_run, write_qrels, write_run, evaluate_trec):
