@@ -47,10 +47,10 @@ from ..exceptions import TrecFormatError  # noqa: F401 (sklearn_rank.io.TrecForm
 from ._trec_eval import evaluate_trec
 from ._trec_files import read_qrels, read_run, write_qrels, write_run
 from ._trec_lines import Qrels, Run
-from ._svmlight import dump_svmlight_ranking, load_svmlight_ranking
+# Importable from here too; documented (and listed in __all__) in sklearn_rank.datasets, their one API page.
+from ._svmlight import dump_svmlight_ranking, load_svmlight_ranking  # noqa: F401
 
-__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_qrels", "write_run", "evaluate_trec",
-           "load_svmlight_ranking", "dump_svmlight_ranking"]
+__all__ = ["Qrels", "Run", "read_qrels", "read_run", "write_qrels", "write_run", "evaluate_trec"]
 
 # The public names keep the module they had before sklearn_rank.io became a package (pickles, reprs, the docs).
 for _public in (Qrels, Run, read_qrels, read_run, write_qrels, write_run, evaluate_trec):
