@@ -76,8 +76,9 @@ def load_svmlight_ranking(path, *, query_file=None, n_features=None, dtype=np.fl
     - a sidecar file of group sizes: one positive integer per line, the
       number of consecutive rows of each query (blank lines are skipped).
       ``query_file=`` names it; otherwise ``path + ".query"`` (the file
-      LightGBM reads with a data file) or ``path + ".group"`` (XGBoost's
-      documented name) is used when it exists. The query ids are then the
+      LightGBM reads with a data file) or ``path + ".group"`` (the name in
+      XGBoost's documentation; XGBoost 3's text loader itself reads only
+      ``qid:`` tokens) is used when it exists. The query ids are then the
       group numbers ``0, 1, ..., n_groups - 1``.
 
     When a file has both, they must group the rows identically (same
