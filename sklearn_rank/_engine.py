@@ -31,7 +31,7 @@ _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets
 def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=None, labels=None,
              relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             convention=None, report_params=None):
+             convention=None, report_params=None, unjudged=None):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -48,7 +48,8 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     resolved = resolve_metrics(metrics, targets, aliases)
     data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, level, gain,
                                  stable=ties == "ordinal", ties=ties, targets=targets,
-                                 families={family for _, _, family in resolved})
+                                 families={family for _, _, family in resolved} | _extra_needs(resolved),
+                                 unjudged=unjudged)
     params = dict(ties=ties, targets=targets, gain=gain, relevance_level=level, no_relevant=no_relevant)
     if ap_denominator != "relevant":
         params["ap_denominator"] = ap_denominator
@@ -159,15 +160,21 @@ def resolve_metrics(metrics, targets, aliases=()):
     return resolved
 
 
+def _extra_needs(resolved):
+    """What the list metrics need beyond the blocks: per-item grades (ERR), judged blocks (judged@k)."""
+    bases = {spec.base for _, spec, family in resolved if family == "list"}
+    return ({"items"} if "err" in bases else set()) | ({"judged"} if "judged" in bases else set())
+
+
 def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, relevance_level, gain, stable,
-               ties=None, targets=None, families=("list", "rank")):
+               ties=None, targets=None, families=("list", "rank"), unjudged=None):
     """Validate, then build the rank structure; ``stable`` keeps input order among ties (ordinal ranks).
 
     A large relevance matrix is ranked a block of queries at a time, keeping only what the metrics
     need (``families`` under ``ties`` and ``targets``), so that memory follows the block, not the matrix.
     """
     data = prepare(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
-                   judged=judged)
+                   judged=judged, unjudged=unjudged)
     if isinstance(data, RelevanceMatrix):
         if gain == "exponential":
             check_exponential_gain(data.rel)
@@ -203,6 +210,7 @@ class MatrixStructure:
     def __init__(self, matrix, relevance_level, gain, stable, ties, targets, families):
         self.ties, self.targets = ties, targets
         qids, weights, stats, binary, gain_blocks, ranks = [], [], [], [], [], []
+        items, judged = [], []
         offset = 0
         for lo, hi in matrix.row_blocks():
             data = matrix.grouped(lo, hi)
@@ -218,6 +226,10 @@ class MatrixStructure:
                 gain_blocks.append(binary[-1] if g is b else _shift(g, offset, ("query",)))
             if "rank" in families:
                 ranks.append(_shift(part.ranks(targets), offset, ("query",)))
+            if "items" in families:
+                items.append(_shift(part.item_blocks(ties), offset, ("query",)))
+            if "judged" in families and matrix.unjudged is not None:
+                judged.append(_shift(part.judged_blocks(ties), offset, ("query",)))
             offset += data.n_queries
             del data, part
         if not qids:
@@ -230,6 +242,18 @@ class MatrixStructure:
         if ranks:
             self._ranks = _join(ranks)
             self._ranks.qid = qid
+        self._items = _join(items) if items else None
+        self._judged = _join(judged) if judged else None
+
+    def item_blocks(self, ties):
+        if ties != self.ties or self._items is None:
+            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
+        return self._items
+
+    def judged_blocks(self, ties):
+        if ties != self.ties:
+            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
+        return self._judged
 
     def query_stats(self):
         return self._stats
@@ -253,8 +277,8 @@ def _shift(record, offset, fields):
 def _join(records):
     """Concatenate dataclass records field by field (``qid`` is set by the caller)."""
     first = records[0]
-    joined = {f.name: np.concatenate([getattr(r, f.name) for r in records]) for f in fields(first)
-              if f.name != "qid"}
+    joined = {f.name: None if getattr(first, f.name) is None else np.concatenate([getattr(r, f.name) for r in records])
+              for f in fields(first) if f.name != "qid"}
     if any(f.name == "qid" for f in fields(first)):
         joined["qid"] = None
     return type(first)(**joined)
@@ -306,8 +330,9 @@ def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets
         if family == "list":
             if kernels is None:
                 binary, gain_blocks = structure.blocks(ties)
-                kernels = ListKernels(binary, gain_blocks, stats, n_q, ap_denominator)
-            values = kernels.compute(spec.base, spec.k)
+                kernels = ListKernels(binary, gain_blocks, stats, n_q, ap_denominator, structure=structure,
+                                      ties=ties)
+            values = kernels.compute(spec.base, spec.k, spec.param)
             if no_relevant in ("zero", "one") and spec.needs_relevant:
                 values = np.where(has_relevant, values, 0.0 if no_relevant == "zero" else 1.0)
             values = values[evaluated]

@@ -174,3 +174,75 @@ def log_expect_power(s, m, r, a):
     point = m == 1
     out[point] = a[point] * np.log(s[point] + 1)  # exact doubling with 2a: no spread for a point mass
     return out
+
+
+# ERR under ties="expected" (``ListKernels.err``). In a tie block of m candidates after s others, holding
+# G items with stopping chances R_1..R_G (the other m - G stop nobody), a random order is a random order
+# of the G items placed on a random G-subset of the m places, the two independent. The cascade stops at
+# the i-th of them with chance ebar_{i-1} - ebar_i, ebar_i the mean of prod (1 - R) over the i-subsets of
+# the G items (the elementary symmetric mean), and that item sits at s + T_i, T_i the i-th smallest of G
+# places drawn without replacement from 1..m. So the block adds
+#     sum_i (ebar_{i-1} - ebar_i) E[1 / (s + T_i); s + T_i <= k]
+# times the chance that every item of the earlier blocks failed to stop.
+_EXPAND_TERMS = 1 << 20  # terms of the order-statistic sums expanded at once
+
+
+def symmetric_means(q, block, sizes):
+    """ebar_i = e_i(q) / C(G, i), i = 0..G, of each block's values ``q`` (sorted by ``block``; ``sizes``: G).
+
+    Returned flat, block after block (block b at ``cumsum(G + 1) - (G + 1)``). Each value joins by
+    ebar_i <- ((n - i) ebar_i + i q_n ebar_{i-1}) / n, a convex combination: no cancellation, no overflow.
+    The loop runs over the place of an item within its block (up to the largest G), not over blocks.
+    """
+    g = sizes.astype(np.int64)
+    offsets = np.cumsum(g + 1) - (g + 1)
+    out = np.zeros(int((g + 1).sum()))
+    out[offsets] = 1.0
+    rank = np.arange(q.size) - (np.cumsum(g) - g)[block]
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(rank, minlength=int(g.max(initial=0))))))
+    for n in range(1, int(g.max(initial=0)) + 1):
+        at = by_rank[bounds[n - 1]:bounds[n]]
+        i = np.arange(1, n + 1, dtype=np.float64)
+        idx = offsets[block[at]][:, None] + np.arange(1, n + 1)
+        out[idx] = ((n - i) * out[idx] + i * q[at][:, None] * out[idx - 1]) / n
+    return out
+
+
+def _log_binomial(a, b):
+    return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+
+def expect_order_reciprocal(s, m, g, i, k):
+    """E[1 / (s + T); s + T <= k], T the i-th smallest of g places drawn without replacement from 1..m.
+
+    ``k`` per entry (inf: no cut-off). A point (m == 1) and g == 1 (T uniform: harmonic numbers) are in
+    closed form; otherwise P(T = j) = C(j - 1, i - 1) C(m - j, g - i) / C(m, g) is summed over the places
+    j <= k - s, a bounded number of terms at a time.
+    """
+    s, m, g, i, k = (np.asarray(a, dtype=np.float64) for a in (s, m, g, i, k))
+    out = np.zeros(s.shape)
+    point = m == 1
+    out[point] = np.where(s[point] + 1 <= k[point], 1.0 / (s[point] + 1), 0.0)
+    uni = ~point & (g == 1)
+    su, mu = s[uni], m[uni]
+    top = np.maximum(np.floor(np.minimum(k[uni], su + mu)), su)
+    out[uni] = (harmonic(top) - harmonic(su)) / mu
+    many = np.flatnonzero(~point & (g > 1))
+    if many.size:
+        last = np.minimum(m[many] - g[many] + i[many], np.floor(np.minimum(k[many] - s[many], m[many])))
+        length = np.maximum(last - i[many] + 1, 0).astype(np.int64)
+        ends = np.cumsum(length)
+        start = 0
+        while start < many.size:
+            stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _EXPAND_TERMS, side="right"))
+            stop = max(stop, start + 1)
+            part = many[start:stop]
+            n_terms = length[start:stop]
+            owner = np.repeat(np.arange(part.size), n_terms)
+            j = np.arange(owner.size) - (np.cumsum(n_terms) - n_terms)[owner] + i[part][owner]
+            mo, go, io = m[part][owner], g[part][owner], i[part][owner]
+            log_p = _log_binomial(j - 1, io - 1) + _log_binomial(mo - j, go - io) - _log_binomial(mo, go)
+            out[part] = np.bincount(owner, weights=np.exp(log_p) / (s[part][owner] + j), minlength=part.size)
+            start = stop
+    return out

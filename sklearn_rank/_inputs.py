@@ -32,6 +32,7 @@ class GroupedData:
     judged_rel: np.ndarray | None = None
     missing_judged: tuple | None = None  # (qid, relevance) of judged queries without any candidate row
     grouped: bool | None = None  # True: ``query`` is nondecreasing (each query's rows contiguous); None: unknown
+    unjudged: np.ndarray | None = None  # bool per row: the candidate has no judgement (None: every one has)
 
     @property
     def n_queries(self):
@@ -195,7 +196,8 @@ def weights_per_row(sample_weight, n, unit="query"):
     return w
 
 
-def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None):
+def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
+            unjudged=None):
     """Validate the inputs of any entry point and return GroupedData or LabelIndexData."""
     if y_true is None or y_score is None:
         raise ValueError("`y_true` and `y_score` are required. Got None instead.")
@@ -211,8 +213,11 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
             if labels is not None:
                 raise ValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
                                  "y_true instead.")
-            return _relevance_matrix(true_arr, score, exclude, sample_weight, judged)
+            return _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged)
         if true_arr.ndim == 1:
+            if unjudged is not None:
+                raise ValueError("`unjudged` is for the grouped and relevance-matrix layouts (in the label-index "
+                                 "layout every candidate is judged). Got it with the label-index layout instead.")
             if judged is not None:
                 raise ValueError("`judged` is for the grouped and relevance-matrix layouts. Got it with the "
                                  "label-index layout instead.")
@@ -241,14 +246,15 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
     keep = None
     if exclude is not None:
         keep = ~_mask(exclude, (n,), "exclude")
+    unjudged_rows = None if unjudged is None else _mask(unjudged, (n,), "unjudged")
     return _finish_grouped(codes, score.astype(np.float64, copy=False), rel.astype(np.float64, copy=False),
-                           uniques, weight, keep, judged, grouped)
+                           uniques, weight, keep, judged, grouped, unjudged=unjudged_rows)
 
 
 def _mask(exclude, shape, name):
     if sp.issparse(exclude):
-        raise TypeError(f"`{name}` may be a sparse matrix only in the label-index layout. "
-                        f"Got {type(exclude).__name__} instead.")
+        where = "only in the label-index layout" if name == "exclude" else "nowhere: use a dense boolean array"
+        raise TypeError(f"`{name}` may be a sparse matrix {where}. Got {type(exclude).__name__} instead.")
     mask = np.asarray(exclude)
     if mask.dtype.kind != "b":
         if mask.dtype.kind in "iu" and mask.size and set(np.unique(mask)).issubset({0, 1}):
@@ -260,7 +266,10 @@ def _mask(exclude, shape, name):
     return mask
 
 
-def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, row_offset=0, allow_empty=False):
+def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, row_offset=0, allow_empty=False,
+                    unjudged=None):
+    if unjudged is not None:
+        _check_unjudged(unjudged, rel, row_offset)
     if keep is not None:
         excluded_relevant = (~keep) & (rel > 0)
         if excluded_relevant.any():
@@ -268,6 +277,8 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, r
             raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
                              f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
         codes, score, rel = codes[keep], score[keep], rel[keep]
+        if unjudged is not None:
+            unjudged = unjudged[keep]
     _check_finite(score, "y_score", " (excluded candidates may hold any value)")
     _check_relevance(rel)
     # Every query has a row, unless all of its candidates were excluded: then drop the query.
@@ -282,10 +293,21 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, r
         if allow_empty:
             return None
         raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
-    data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight, grouped=grouped)
+    data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight, grouped=grouped,
+                       unjudged=unjudged)
     if judged is not None:
         data.judged_query, data.judged_rel, data.missing_judged = _judged(judged, uniques)
     return data
+
+
+def _check_unjudged(unjudged, rel, row_offset):
+    """An unjudged candidate has no relevance grade: a positive ``y_true`` there is a contradiction."""
+    graded = unjudged & (rel > 0)
+    if graded.any():
+        row = int(np.flatnonzero(graded)[0])
+        raise ValueError("`unjudged` must mark only candidates whose `y_true` is 0 (a relevance grade is a "
+                         f"judgement). Got an unjudged candidate with y_true={float(rel[row])!r} at row "
+                         f"{row_offset + row} instead.")
 
 
 def _judged(judged, uniques):
@@ -321,6 +343,7 @@ class RelevanceMatrix:
     score: np.ndarray
     exclude: np.ndarray | None
     weight: np.ndarray | None
+    unjudged: np.ndarray | None = None
 
     @property
     def n_queries(self):
@@ -338,13 +361,14 @@ class RelevanceMatrix:
         codes = np.repeat(np.arange(hi - lo, dtype=np.intp), n_candidates)
         keep = None if self.exclude is None else ~self.exclude[lo:hi].reshape(-1)
         weight = None if self.weight is None else self.weight[lo:hi]
+        unjudged = None if self.unjudged is None else self.unjudged[lo:hi].reshape(-1)
         return _finish_grouped(codes, self.score[lo:hi].reshape(-1).astype(np.float64, copy=False),
                                self.rel[lo:hi].reshape(-1).astype(np.float64, copy=False),
                                np.arange(lo, hi), weight, keep, None, True, row_offset=lo * n_candidates,
-                               allow_empty=True)
+                               allow_empty=True, unjudged=unjudged)
 
 
-def _relevance_matrix(true_arr, score, exclude, sample_weight, judged):
+def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=None):
     rel = _as_numeric(true_arr, "y_true")
     if rel.shape != score.shape:
         raise ValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
@@ -359,7 +383,8 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged):
     if judged is not None:
         raise ValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
                          "Got it with the relevance-matrix layout instead.")
-    matrix = RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight)
+    unjudged_mask = None if unjudged is None else _mask(unjudged, score.shape, "unjudged")
+    matrix = RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight, unjudged=unjudged_mask)
     if score.size <= MATRIX_CHUNK:
         data = matrix.grouped(0, n_queries)
         if data is None:

@@ -9,8 +9,8 @@ from scipy.special import ndtri
 
 from ._registry import list_kernel, rank_kernel
 from .exceptions import UndefinedMetricWarning
-from ._expectations import (expect_hits, expect_rank, expect_reciprocal, harmonic, log_expect_power,
-                            variance_rank)
+from ._expectations import (expect_hits, expect_order_reciprocal, expect_rank, expect_reciprocal, harmonic,
+                            log_expect_power, symmetric_means, variance_rank)
 from ._ranks import exclusive_segment_sum, segment_starts
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
@@ -81,12 +81,15 @@ def ideal_dcg(query, gain, n_queries, k=None):
 class ListKernels:
     """Per-query list metrics from the blocks of one tie policy."""
 
-    def __init__(self, binary, gain_blocks, stats, n_queries, ap_denominator="relevant"):
+    def __init__(self, binary, gain_blocks, stats, n_queries, ap_denominator="relevant", structure=None,
+                 ties=None):
         self.ap_denominator = ap_denominator
         self.binary = binary
         self.gain_blocks = gain_blocks
         self.stats = stats
         self.n_queries = n_queries
+        # the rank structure and tie policy, for the metrics that take blocks of their own (err, judged@k)
+        self.structure, self.ties = structure, ties
         self._relevant_before = None
         self._first = None
 
@@ -166,9 +169,81 @@ class ListKernels:
     def auc(self, k):
         return self._auc()
 
-    def compute(self, base, k):
-        """The per-query values of the list metric ``base`` (a registry name) at cut-off ``k``."""
-        return getattr(self, list_kernel(base))(k)
+    def bpref(self, k):
+        # trec_eval's bpref: (1/R) sum over retrieved relevant items of 1 - min(n, R) / min(N, R), n the
+        # judged non-relevant items ranked above it (unjudged ones are skipped), N all judged non-relevant
+        # items. Within a tie block of u judged non-relevant items, the number of them above a given
+        # relevant item is uniform on 0..u under random tie orders (its place among them and itself).
+        b, st = self.binary, self.stats
+        n_rel = st.n_relevant
+        unjudged_before = 0.0 if b.unjudged_before is None else b.unjudged_before
+        unjudged_tied = 0.0 if b.unjudged is None else b.unjudged
+        before = b.start - self.relevant_before - unjudged_before
+        tied = b.size - b.n_rel - unjudged_tied
+        r = n_rel[b.query]
+        d = np.minimum(st.n_judged_nonrel, n_rel)[b.query]
+        mean_min = _mean_capped(before, tied, r)
+        share = np.divide(mean_min, d, out=np.zeros_like(mean_min), where=d > 0)
+        return _divide(_segment_sum(b.query, b.n_rel * (1.0 - share), self.n_queries), n_rel)
+
+    def rbp(self, k, p):
+        # (1 - p) sum_i rel_i p^(i - 1); a tie block of m places from s gives each of its items the mean
+        # weight (1 - p) (p^s + ... + p^(s + m - 1)) / m = p^s (1 - p^m) / m.
+        b = self.binary
+        log_p = np.log(p)
+        weight = np.exp(b.start * log_p) * -np.expm1(b.size * log_p) / b.size
+        return _segment_sum(b.query, b.n_rel * weight, self.n_queries)
+
+    def err(self, k, max_grade=None):
+        # Chapelle et al. 2009: sum_r R_r / r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^g_max, g_max the
+        # fixed ``max_grade`` or else the query's largest judged grade. The items come as blocks of
+        # places (one place each, except the tie blocks of ties="expected", whose exact expectation is
+        # in ``_expectations``: the stopping chances of the blocks' items and their places are independent).
+        items = self.structure.item_blocks(self.ties)
+        order = np.lexsort((items.start, items.query))
+        q, start, size, grade = items.query[order], items.start[order], items.size[order], items.grade[order]
+        if max_grade is None:
+            top = self.stats.max_grade[q]
+        else:
+            if grade.size and grade.max() > max_grade:
+                raise ValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
+                                 f"{max_grade:g}. Got grade {float(grade.max())!r} instead.")
+            top = np.full(q.size, float(max_grade))
+        stop = -np.expm1(-grade * np.log(2.0)) * np.exp2(grade - top)  # (2^g - 1) / 2^top, no overflow
+        if not q.size:
+            return np.zeros(self.n_queries)
+        new = np.ones(q.size, dtype=bool)
+        new[1:] = (q[1:] != q[:-1]) | (start[1:] != start[:-1])
+        block = np.cumsum(new) - 1
+        n_blocks = int(block[-1]) + 1
+        block_q, block_start, block_size = q[new], start[new], size[new]
+        count = np.bincount(block, minlength=n_blocks)
+        # the chance of reaching each block: every item of the query's earlier blocks failed to stop
+        failed = np.bincount(block, weights=np.log1p(-stop), minlength=n_blocks)
+        reach = np.exp(exclusive_segment_sum(failed, block_q))
+        means = symmetric_means(1.0 - stop, block, count)
+        pair_block = np.repeat(np.arange(n_blocks), count)
+        i = np.arange(pair_block.size) - (np.cumsum(count) - count)[pair_block] + 1
+        at = (np.cumsum(count + 1) - (count + 1))[pair_block] + i
+        stops_at_i = means[at - 1] - means[at]
+        place = expect_order_reciprocal(block_start[pair_block], block_size[pair_block], count[pair_block], i,
+                                        self._k(k)[block_q[pair_block]])
+        per_block = np.bincount(pair_block, weights=stops_at_i * place, minlength=n_blocks) * reach
+        return _segment_sum(block_q, per_block, self.n_queries)
+
+    def judged(self, k):
+        # judged candidates among the top k, divided by k (as p@k)
+        blocks = self.structure.judged_blocks(self.ties) if self.structure is not None else None
+        if blocks is None:  # every candidate is judged
+            return np.minimum(self.stats.n_candidates, k) / k
+        t = _in_top(blocks, self._k(k))
+        return _segment_sum(blocks.query, blocks.n_rel * t / blocks.size, self.n_queries) / k
+
+    def compute(self, base, k, param=None):
+        """The per-query values of the list metric ``base`` (a registry name) at cut-off ``k``, with the
+        metric's parameter ``param`` when it has one (rbp's p, err's max_grade)."""
+        method = getattr(self, list_kernel(base))
+        return method(k) if base not in ("rbp", "err") else method(k, param)
 
     def _first_expectation(self, fn):
         out = np.zeros(self.n_queries)
@@ -226,6 +301,20 @@ class ListKernels:
         ok = pairs > 0
         out[ok] = _segment_sum(b.query, correct, self.n_queries)[ok] / pairs[ok]
         return out
+
+
+def _mean_capped(before, tied, cap):
+    """Mean of min(before + x, cap) over x = 0..tied (``tied`` 0 where ``before`` may be fractional)."""
+    out = np.minimum(before, cap)
+    many = tied > 0
+    if many.any():
+        c, u, r = before[many], tied[many], cap[many]
+
+        def total(m):  # sum of min(t, r) over t = 0..m, for m >= -1
+            return np.where(m <= r, m * (m + 1) / 2, r * (r + 1) / 2 + (m - r) * r)
+
+        out[many] = (total(c + u) - total(c - 1)) / (u + 1)
+    return out
 
 
 def _exclusive_first(seg):

@@ -43,6 +43,11 @@ class Blocks:
     size: np.ndarray
     n_rel: np.ndarray
     gain: np.ndarray
+    # With ``unjudged=`` (bpref): unjudged candidates of the query ranked before the block, and tied
+    # in it (None: none). ``grade``: the relevance grade of a one-item block (ERR), None for sums.
+    unjudged_before: np.ndarray | None = None
+    unjudged: np.ndarray | None = None
+    grade: np.ndarray | None = None
 
 
 @dataclass
@@ -54,6 +59,8 @@ class QueryStats:
     n_relevant: np.ndarray        # relevant items, judged ones included (denominators)
     ideal_query: np.ndarray       # the positive gains of the ideal lists, per query, in any order
     ideal_gain: np.ndarray
+    n_judged_nonrel: np.ndarray | None = None  # judged non-relevant items, unretrieved ones included (bpref)
+    max_grade: np.ndarray | None = None        # largest relevance grade judged (ERR)
 
 
 @dataclass
@@ -213,6 +220,9 @@ class GroupedStructure:
         self.item_pos = idx - self.qstart[self.item_q]  # 0-based position within the query
         self.item_rel = self.is_rel[rows].astype(np.float64)
         self.item_gain = self.gains[rows]
+        self.item_grade = data.rel[rows]
+        if data.unjudged is not None:
+            unjudged_cum = self._judgement_counts(data.unjudged[order], q, new, idx)
         if new.all():
             # No ties: every gain item is a block of its own.
             self.item_block = np.arange(idx.size)
@@ -221,6 +231,9 @@ class GroupedStructure:
             self.block_size = np.ones(idx.size)
             self.block_rel = self.item_rel
             self.block_gain = self.item_gain
+            if data.unjudged is not None:
+                self.block_unjudged_before = self.item_unjudged_before
+                self.block_unjudged = np.zeros(idx.size)
             return
         first = np.flatnonzero(new)  # sorted position where each tie block starts
         # The blocks of the gain items.
@@ -238,6 +251,31 @@ class GroupedStructure:
         self.block_size = (end - begin).astype(np.float64)
         self.block_rel = np.bincount(self.item_block, weights=self.item_rel, minlength=kept.size)
         self.block_gain = np.bincount(self.item_block, weights=self.item_gain, minlength=kept.size)
+        if data.unjudged is not None:
+            self.block_unjudged_before = (unjudged_cum[begin] - unjudged_cum[self.qstart[self.block_query]]
+                                          ).astype(np.float64)
+            self.block_unjudged = (unjudged_cum[end] - unjudged_cum[begin]).astype(np.float64)
+
+    def _judgement_counts(self, unjudged_sorted, q, new, idx):
+        """With ``unjudged=``: the unjudged candidates ranked before each gain item, and the tie blocks
+        of the judged candidates (for ``judged@k``); returns the exclusive cumulative unjudged count."""
+        n = unjudged_sorted.size
+        cum = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(unjudged_sorted, out=cum[1:])
+        self.item_unjudged_before = (cum[idx] - cum[self.qstart[self.item_q]]).astype(np.float64)
+        first = np.flatnonzero(new)
+        end = np.append(first[1:], n)
+        n_judged = (end - first) - (cum[end] - cum[first])
+        has = n_judged > 0
+        first, end = first[has], end[has]
+        query = q[first]
+        self.judged_tie_blocks = (query, (first - self.qstart[query]).astype(np.float64),
+                                  (end - first).astype(np.float64), n_judged[has].astype(np.float64))
+        if self.stable:
+            judged_rows = np.flatnonzero(~unjudged_sorted)
+            judged_q = q[judged_rows]
+            self.judged_items = (judged_q, (judged_rows - self.qstart[judged_q]).astype(np.float64))
+        return cum
 
     def query_stats(self):
         data = self.data
@@ -255,19 +293,36 @@ class GroupedStructure:
         else:
             n_relevant = n_rel_retrieved
             iq, ig = self.item_q, self.item_gain
-        return QueryStats(self.counts.astype(np.float64), n_rel_retrieved, n_relevant, iq, ig)
+        # bpref's N and ERR's largest grade
+        n_unjudged = 0.0 if data.unjudged is None else np.bincount(data.query, weights=data.unjudged.astype(np.float64),
+                                                                  minlength=n_q)
+        n_judged_nonrel = self.counts - n_rel_retrieved - n_unjudged
+        max_grade = np.zeros(n_q)
+        np.maximum.at(max_grade, self.item_q, self.item_grade)
+        if data.judged_query is not None:
+            judged_nonrel = np.bincount(data.judged_query, weights=(~judged_is_rel).astype(np.float64), minlength=n_q)
+            n_judged_nonrel = np.maximum(n_judged_nonrel, judged_nonrel)
+            np.maximum.at(max_grade, data.judged_query, data.judged_rel)
+        return QueryStats(self.counts.astype(np.float64), n_rel_retrieved, n_relevant, iq, ig,
+                          n_judged_nonrel.astype(np.float64), max_grade)
 
     def blocks(self, ties):
         """Blocks for the binary metrics and for (n)DCG under a tie policy."""
+        unjudged = self.data.unjudged is not None
         if ties == "expected":
-            b = Blocks(self.block_query, self.block_start, self.block_size, self.block_rel, self.block_gain)
+            b = Blocks(self.block_query, self.block_start, self.block_size, self.block_rel, self.block_gain,
+                       unjudged_before=self.block_unjudged_before if unjudged else None,
+                       unjudged=self.block_unjudged if unjudged else None)
             return b, b
         if ties == "realistic":
             return self._realistic_blocks()
+        unjudged_before = None
         if ties == "ordinal":
             if not self.stable:
                 raise RuntimeError("the ordinal policy needs a structure built with stable=True")
-            q, pos, rel, gain = self.item_q, self.item_pos, self.item_rel, self.item_gain
+            q, pos, rel, gain, grade = self.item_q, self.item_pos, self.item_rel, self.item_gain, self.item_grade
+            if unjudged:
+                unjudged_before = self.item_unjudged_before
         else:
             d = self.data
             rel_key = -d.rel if ties == "optimistic" else d.rel
@@ -276,9 +331,46 @@ class GroupedStructure:
             rows = order[idx]
             q = d.query[rows]
             pos = idx - self.qstart[q]
-            rel, gain = self.is_rel[rows].astype(np.float64), self.gains[rows]
-        b = Blocks(q, pos.astype(np.float64), np.ones(q.size), rel, gain)
+            rel, gain, grade = self.is_rel[rows].astype(np.float64), self.gains[rows], d.rel[rows]
+            if unjudged:
+                cum = np.zeros(order.size + 1)
+                np.cumsum(d.unjudged[order], out=cum[1:])
+                unjudged_before = cum[idx] - cum[self.qstart[q]]
+        b = Blocks(q, pos.astype(np.float64), np.ones(q.size), rel, gain, unjudged_before=unjudged_before,
+                   grade=grade)
         return b, b
+
+    def item_blocks(self, ties):
+        """One record per gain item, with its grade (ERR): under ``"expected"`` the start and size of its
+        tie block, under the other policies its own place (size 1)."""
+        if ties == "expected":
+            blk = self.item_block
+            return Blocks(self.item_q, self.block_start[blk], self.block_size[blk], self.item_rel, self.item_gain,
+                          grade=self.item_grade)
+        if ties == "realistic":
+            return self._realistic_blocks()[1]
+        return self.blocks(ties)[1]
+
+    def judged_blocks(self, ties):
+        """Blocks of the judged candidates under ``ties`` (``n_rel`` counts them): ``_in_top`` of a block
+        times ``n_rel / size`` is the number of its judged candidates in the top k. None without
+        ``unjudged=`` (every candidate is judged)."""
+        if self.data.unjudged is None:
+            return None
+        if ties == "ordinal":
+            if not self.stable:
+                raise RuntimeError("the ordinal policy needs a structure built with stable=True")
+            q, pos = self.judged_items
+            ones = np.ones(q.size)
+            return Blocks(q, pos, ones, ones, np.zeros(q.size))
+        q, start, size, n_judged = self.judged_tie_blocks
+        if ties == "optimistic":      # judged candidates first in their tie block
+            return Blocks(q, start, n_judged, n_judged, np.zeros(q.size))
+        if ties == "pessimistic":     # judged candidates last
+            return Blocks(q, start + size - n_judged, n_judged, n_judged, np.zeros(q.size))
+        if ties == "realistic":       # judged candidates in the middle of their tie block
+            return Blocks(q, start + (size - n_judged) / 2, n_judged, n_judged, np.zeros(q.size))
+        return Blocks(q, start, size, n_judged, np.zeros(q.size))
 
     def _realistic_blocks(self):
         blk = self.item_block
@@ -288,7 +380,11 @@ class GroupedStructure:
         j = exclusive_segment_sum(self.item_rel, blk) + 1
         rho = start + (size - self.block_rel[blk]) / 2 + j
         n_rel = int(r.sum())
-        binary = Blocks(self.item_q[r], rho[r] - 1, np.ones(n_rel), np.ones(n_rel), self.item_gain[r])
+        unjudged_before = None
+        if self.data.unjudged is not None:  # the tied unjudged candidates split half before, half after
+            unjudged_before = (self.block_unjudged_before[blk] + self.block_unjudged[blk] / 2)[r]
+        binary = Blocks(self.item_q[r], rho[r] - 1, np.ones(n_rel), np.ones(n_rel), self.item_gain[r],
+                        unjudged_before=unjudged_before)
         # DCG: the same rule with the gain items in place of the relevant ones. The tied items
         # without gain are split half before and half after them; the gain items keep their best
         # order, so the value stays between the optimistic and the pessimistic one.
@@ -297,7 +393,8 @@ class GroupedStructure:
         j_gain[by_gain] = exclusive_segment_sum(np.ones(blk.size), blk[by_gain]) + 1
         n_gain = np.bincount(blk, minlength=self.block_size.size)[blk]
         rho_gain = start + (size - n_gain) / 2 + j_gain
-        gain_blocks = Blocks(self.item_q, rho_gain - 1, np.ones(blk.size), self.item_rel, self.item_gain)
+        gain_blocks = Blocks(self.item_q, rho_gain - 1, np.ones(blk.size), self.item_rel, self.item_gain,
+                             grade=self.item_grade)
         return binary, gain_blocks
 
     def ranks(self, targets):
@@ -557,7 +654,8 @@ class LabelIndexStructure:
     def query_stats(self):
         n_q = self.data.n_queries
         ones = np.ones(n_q)
-        return QueryStats(self.n_candidates.astype(np.float64), ones, ones, np.arange(n_q), ones)
+        n_candidates = self.n_candidates.astype(np.float64)
+        return QueryStats(n_candidates, ones, ones, np.arange(n_q), ones, n_candidates - 1, ones)
 
     def blocks(self, ties):
         n_q = self.data.n_queries
@@ -575,6 +673,14 @@ class LabelIndexStructure:
             s = s + self.equal_before
         b = Blocks(np.arange(n_q), s, size, ones, ones)
         return b, b
+
+    def item_blocks(self, ties):
+        """The true candidate as a one-item block of grade 1 (ERR)."""
+        b = self.blocks(ties)[0]
+        return Blocks(b.query, b.start, b.size, b.n_rel, b.gain, grade=b.n_rel)
+
+    def judged_blocks(self, ties):
+        return None  # every candidate is judged in this layout
 
     def ranks(self, targets):
         n_q = self.data.n_queries

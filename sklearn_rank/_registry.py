@@ -36,6 +36,11 @@ class MetricSpec:
         (see ``no_relevant``).
     description : str
         One line saying what the metric is.
+    param : float or None
+        The metric's parameter, for the metrics that have one: the
+        persistence ``p`` of ``rbp`` (``"rbp(p=0.95)"``), the fixed maximum
+        grade of ``err`` (``"err(max_grade=4)@20"``); None otherwise (for
+        ``err``: the largest grade judged for each query).
     """
 
     name: str
@@ -48,6 +53,7 @@ class MetricSpec:
     upper: float
     needs_relevant: bool
     description: str
+    param: float | None = None
 
 
 _INF = math.inf
@@ -73,6 +79,8 @@ class _Entry:
     synonyms: tuple
     list_kernel: str | None = None
     rank_kernel: str | None = None
+    param: str | None = None          # name of the metric's parameter, written ``base(name=value)``
+    param_default: float | None = None
 
 
 _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, description, ...
@@ -113,6 +121,19 @@ _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, 
     "auc": _Entry(
         "list", True, "no", 0.0, 1.0, True, "per-query ROC AUC (ties count half)", synonyms=("rocauc",),
         list_kernel="auc"),
+    "bpref": _Entry(
+        "list", True, "no", 0.0, 1.0, True,
+        "binary preference: judged non-relevant items ranked above each relevant one (trec_eval's bpref)",
+        synonyms=(), list_kernel="bpref"),
+    "rbp": _Entry(
+        "list", True, "no", 0.0, 1.0, True, "rank-biased precision with persistence p (Moffat & Zobel 2008)",
+        synonyms=("rankbiasedprecision",), list_kernel="rbp", param="p", param_default=0.8),
+    "err": _Entry(
+        "list", True, "optional", 0.0, 1.0, True, "expected reciprocal rank (Chapelle et al. 2009)",
+        synonyms=("expectedreciprocalrank",), list_kernel="err", param="max_grade"),
+    "judged": _Entry(
+        "list", True, "required", 0.0, 1.0, False, "share of the top k that carries a judgement (divides by k)",
+        synonyms=(), list_kernel="judged"),
     "mr": _Entry(
         "rank", False, "no", 1.0, _INF, True, "arithmetic mean rank",
         synonyms=("meanrank", "arithmeticmeanrank", "amean"), rank_kernel="mean_rank"),
@@ -207,8 +228,12 @@ def _normalise(name):
 normalise_name = _normalise  # the registry's reading of a name (case, "-", "_" and spaces ignored)
 
 
-def _display(base, k):
+def _display(base, k, param=None):
     text = _DISPLAY.get(base, base)
+    entry = _SPECS[base]
+    if param is not None and param != entry.param_default:
+        shown = str(int(param)) if float(param).is_integer() else repr(float(param))
+        text = f"{text}({entry.param}={shown})"
     return text if k is None else f"{text}@{k}"
 
 
@@ -239,6 +264,7 @@ def metric_names():
 def _suggestions(text):
     """Up to three valid names close to ``text``, synonyms included, keeping the cut-off as written."""
     head, sep, tail = text.partition("@")
+    head = _split_param(head)[0]
     close = difflib.get_close_matches(_normalise(head), list(_ALIASES), n=8, cutoff=0.6)
     tail = tail.strip()
     hints = []
@@ -307,7 +333,10 @@ _RESOLVED = {}
 def _parse(name):
     text = name.strip()
     head, sep, tail = text.partition("@")
+    head, param_text = _split_param(head)
     base = _ALIASES.get(_normalise(head))
+    if base is None and param_text is None:
+        base, param_text = _ranx_persistence(head)
     if base is None:
         hints = _suggestions(text)
         hint = f" Did you mean {', '.join(repr(h) for h in hints)}?" if hints else ""
@@ -324,16 +353,66 @@ def _parse(name):
         raise ValueError(
             f"Metric {_display(base, None)!r} needs a cut-off, e.g. {_display(base, 10)!r}. Got {name!r} instead."
         )
-    return _spec(base, k)
+    return _spec(base, k, _parse_param(base, param_text, name))
 
 
-def _spec(base, k):
-    """The MetricSpec of a registry entry with cut-off ``k`` (None: none)."""
+def _split_param(head):
+    """``"rbp(p=0.9)"`` -> (``"rbp"``, ``"p=0.9"``); a name without parentheses -> (name, None)."""
+    stripped = head.strip()
+    if "(" not in stripped and ")" not in stripped:
+        return head, None
+    before, _, inside = stripped.partition("(")
+    if not inside.endswith(")") or "(" in inside or ")" in inside[:-1]:
+        return head, None  # malformed: reported as an unknown name
+    return before, inside[:-1]
+
+
+def _ranx_persistence(head):
+    """ranx's spelling ``rbp.95``: the digits after the dot are the decimals of p -> ("rbp", "p=0.95")."""
+    base_text, dot, digits = _normalise(head).partition(".")
+    if dot and _ALIASES.get(base_text) == "rbp" and digits.isdigit():
+        return "rbp", f"p=0.{digits}"
+    return None, None
+
+
+def _parse_param(base, param_text, name):
+    """The value of the metric's parameter written in ``name`` (its default when not written)."""
+    entry = _SPECS[base]
+    if param_text is None:
+        return entry.param_default
+    if entry.param is None:
+        raise ValueError(f"Metric {_display(base, None)!r} takes no parameter. Got {name!r} instead.")
+    key, eq, value = param_text.partition("=")
+    if not eq:
+        key, value = entry.param, key  # "rbp(0.9)"
+    if _normalise(key) != _normalise(entry.param):
+        raise ValueError(f"Metric {_display(base, None)!r} takes the parameter {entry.param!r}, written "
+                         f"{_display(base, None)}({entry.param}=...). Got {name!r} instead.")
+    try:
+        number = float(value.strip())
+    except ValueError:
+        number = math.nan
+    return check_param(base, number, f"The parameter {entry.param} in {name!r}", value.strip())
+
+
+def check_param(base, value, where, shown=None):
+    """Validate the parameter of ``base``: rbp's p in (0, 1), err's max_grade a positive number."""
+    shown = value if shown is None else shown
+    if base == "rbp" and not 0.0 < value < 1.0:
+        raise ValueError(f"{where} (the persistence) must lie strictly between 0 and 1. Got {shown!r} instead.")
+    if base == "err" and not (0.0 < value < 1024.0):
+        raise ValueError(f"{where} (the maximum relevance grade) must be a positive number below 1024. "
+                         f"Got {shown!r} instead.")
+    return float(value)
+
+
+def _spec(base, k, param=None):
+    """The MetricSpec of a registry entry with cut-off ``k`` (None: none) and parameter ``param``."""
     entry = _SPECS[base]
     return MetricSpec(
-        name=_display(base, k), base=base, family=entry.family, greater_is_better=entry.greater_is_better,
+        name=_display(base, k, param), base=base, family=entry.family, greater_is_better=entry.greater_is_better,
         takes_k=entry.takes_k, k=k, lower=entry.lower, upper=entry.upper, needs_relevant=entry.needs_relevant,
-        description=entry.description,
+        description=entry.description, param=param,
     )
 
 
@@ -349,7 +428,7 @@ def _parse_k(text, name):
 
 def base_spec(base):
     """The spec of a canonical base name without a cut-off (for the metric functions)."""
-    return _spec(base, None)
+    return _spec(base, None, _SPECS[base].param_default)
 
 
 def with_k(spec, k):
@@ -365,4 +444,4 @@ def with_k(spec, k):
         raise ValueError(f"`k` must be a positive integer. Got {k} instead.")
     if spec.takes_k == "no":
         raise ValueError(f"Metric {spec.name!r} takes no cut-off. Got k={k} instead.")
-    return replace(spec, k=k, name=_display(spec.base, k))
+    return replace(spec, k=k, name=_display(spec.base, k, spec.param))

@@ -91,6 +91,14 @@ missing : {"skip", "zero"}, default="skip"
     out (trec_eval's default), ``"zero"`` scores every list metric 0 for
     them (trec_eval's ``-c``, ranx). Rank statistics have no rank for such
     a query: NaN per query, and the pooled value is unchanged.""",
+    "unjudged": """
+unjudged : array-like of bool, default=None
+    Retrieval setting: True for the candidates without a relevance
+    judgement (a TREC run's documents missing from the qrels), shaped
+    like ``y_score`` (grouped and relevance-matrix layouts); their
+    ``y_true`` must be 0. ``bpref`` skips them and ``judged@k`` counts
+    the others; every other metric ignores this (an unjudged candidate
+    is not relevant). Default: every candidate is judged.""",
 }
 
 
@@ -186,7 +194,7 @@ def _document_parameters(func):
 def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties=_D["ties"], exclude=None,
              labels=None, relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             convention=None):
+             convention=None, unjudged=None):
     """Compute several ranking metrics from one rank computation.
 
     Parameters
@@ -229,7 +237,7 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
     return _engine.evaluate(y_true, y_score, metrics=metrics, qid=qid, ties=ties, exclude=exclude, labels=labels,
                             relevance_level=relevance_level, gain=gain, no_relevant=no_relevant,
                             sample_weight=sample_weight, targets=targets, judged=judged, missing=missing,
-                            ap_denominator=ap_denominator, convention=convention)
+                            ap_denominator=ap_denominator, convention=convention, unjudged=unjudged)
 
 
 @_document_parameters

@@ -93,7 +93,10 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     engine_ties = "ordinal" if trec_ties else ties
     # options and metric names are checked before the files are joined
     _engine.check_options(engine_ties, no_relevant, gain, "first", relevance_level)
-    _engine.resolve_metrics(metrics, "first")
+    resolved = _engine.resolve_metrics(metrics, "first")
+    # bpref and judged@k tell unjudged documents (absent from the qrels, or judged with a negative level,
+    # which trec_eval reads as "in the pool but unjudged") from judged non-relevant ones.
+    with_unjudged = any(spec.base in ("bpref", "judged") for _, spec, _ in resolved)
 
     # Strings held as objects (a few very long ones): integer codes in the same order stand in for them.
     judgements, ranking, uniques = qrels, run, None
@@ -103,7 +106,9 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     del coded
     # Keep only run queries that have judgements (trec_eval evaluates queries in both files).
     judged_rel = np.maximum(judgements.relevance, 0).astype(np.float64)
-    rows = _judged_rows(judgements, judged_rel, ranking, trec_ties)
+    # with unjudged documents: each run row's own level, NaN when the qrels have none
+    looked_up, fill = (judgements.relevance.astype(np.float64), np.nan) if with_unjudged else (judged_rel, 0.0)
+    rows = _judged_rows(judgements, looked_up, ranking, trec_ties, fill)
     run_uniques = None
     if rows is not None:
         # Query codes stand in for the query ids (same order, same groups); the report gets the ids back.
@@ -130,14 +135,23 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
         if not order.size:
             raise _no_common_query(qrels, run)
         r_qid, r_doc, r_score = ranking.qid[order], ranking.docno[order], ranking.score[order]
-        y_true = _lookup_relevance(judgements, judged_rel, r_qid, r_doc)
+        y_true = _lookup_relevance(judgements, looked_up, r_qid, r_doc, fill)
         judged = (judgements.qid, judged_rel)
+    unjudged = None
+    if with_unjudged:
+        unjudged = ~(y_true >= 0)  # NaN (not in the qrels) or a negative level
+        y_true = np.where(unjudged, 0.0, y_true)
+        # negative levels are neither relevant nor judged non-relevant (bpref's N); judged queries the run
+        # lacks keep every judgement so that ``missing`` still counts them
+        run_queries = np.unique(r_qid)
+        keep = (judgements.relevance >= 0) | ~np.isin(judged[0], run_queries)
+        judged = (judged[0][keep], judged[1][keep])
     del order, judgements, ranking
     # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
     report = _engine.evaluate(y_true, r_score, metrics=metrics, qid=r_qid, ties=engine_ties,
                               relevance_level=relevance_level, gain=gain, no_relevant=no_relevant, judged=judged,
                               missing=missing, ap_denominator=ap_denominator, convention=convention,
-                              report_params=dict(ties=ties))
+                              report_params=dict(ties=ties), unjudged=unjudged)
     if uniques is not None:
         codes = report.per_query["qid"]
         # the run's ids keep their own dtype unless judged queries absent from the run were added
@@ -183,7 +197,7 @@ def _no_common_query(qrels, run):
                       f"of {queries(qrels.qid)} instead.")
 
 
-def _judged_rows(qrels, judged_rel, run, trec_ties):
+def _judged_rows(qrels, judged_rel, run, trec_ties, fill=0.0):
     """Without string sorts or joins: (order of the kept run rows, their relevance, the sorted run query
     ids, each run row's query code, each judgement's query code or -1), or None for inputs the generic
     code handles."""
@@ -194,7 +208,7 @@ def _judged_rows(qrels, judged_rel, run, trec_ties):
     uniques, codes = _factorize(run.qid)
     at = np.minimum(np.searchsorted(uniques, qrels.qid), uniques.size - 1)
     qrels_codes = np.where(uniques[at] == qrels.qid, at, -1)
-    relevance = _relevance_rows(qrels, judged_rel, qrels_codes, codes, run.docno)
+    relevance = _relevance_rows(qrels, judged_rel, qrels_codes, codes, run.docno, fill)
     if relevance is None:
         return None
     order = _order_rows(codes, uniques.size, run.score, run.docno) if trec_ties else _query_order(codes, uniques.size)
@@ -205,12 +219,12 @@ def _judged_rows(qrels, judged_rel, run, trec_ties):
     return order, relevance[order], uniques, codes, qrels_codes
 
 
-def _relevance_rows(qrels, judged_rel, qrels_codes, codes, docno):
-    """The judged relevance of every run row (0 when unjudged): a hash join checked on the strings.
+def _relevance_rows(qrels, judged_rel, qrels_codes, codes, docno, fill=0.0):
+    """The judged relevance of every run row (``fill`` when unjudged): a hash join checked on the strings.
 
     None when two judgements share a hash key (duplicates, or a collision): the generic code decides then.
     """
-    relevance = np.zeros(codes.size)
+    relevance = np.full(codes.size, fill)
     kept = np.flatnonzero(qrels_codes >= 0)
     if not kept.size:
         return relevance
@@ -237,7 +251,7 @@ def _relevance_rows(qrels, judged_rel, qrels_codes, codes, docno):
     return relevance
 
 
-def _lookup_relevance(qrels, judged_rel, qid, docno):
+def _lookup_relevance(qrels, judged_rel, qid, docno, fill=0.0):
     columns = (qrels.qid, qrels.docno, qid, docno)
     if all(c.dtype.kind in "iu" and (not c.size or c.min() >= 0) for c in columns) and qrels.qid.size:
         # integer codes: one int64 key per (qid, docno) pair
@@ -249,7 +263,7 @@ def _lookup_relevance(qrels, judged_rel, qid, docno):
             sorted_keys = keys[order]
             pos = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
             found = sorted_keys[pos] == wanted
-            return np.where(found, judged_rel[order][pos], 0.0)
+            return np.where(found, judged_rel[order][pos], fill)
     sep = "\x1f"
     keys = np.char.add(np.char.add(qrels.qid.astype(str), sep), qrels.docno.astype(str))
     order = np.argsort(keys)
@@ -257,4 +271,4 @@ def _lookup_relevance(qrels, judged_rel, qid, docno):
     wanted = np.char.add(np.char.add(qid.astype(str), sep), docno.astype(str))
     pos = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
     found = sorted_keys[pos] == wanted
-    return np.where(found, judged_rel[order][pos], 0.0)
+    return np.where(found, judged_rel[order][pos], fill)
