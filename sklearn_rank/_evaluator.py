@@ -120,22 +120,28 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         them all rows form one single query** — a choice made explicitly by
         setting ``qid=None``. With a column name or index, grouped rows
         without query ids raise an error.
-    ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default="expected"
-        How tied scores are ranked, as in :func:`sklearn_rank.evaluate`.
+    ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default=None
+        How tied scores are ranked, as in :func:`sklearn_rank.evaluate`;
+        None is ``"expected"``, or the policy of ``convention``.
         This and the next six engine options are explicit parameters,
         rather than ``**params``, so that ``get_params``, ``clone`` and
-        searches see them (``ties`` can be searched over).
-    gain : {"linear", "exponential"}, default="linear"
-        (n)DCG gain: ``rel`` or ``2**rel - 1``.
+        searches see them (``ties`` can be searched over). Those left at
+        None take the value of ``convention`` where it sets one, otherwise
+        the default of :func:`sklearn_rank.evaluate`.
+    gain : {"linear", "exponential"}, default=None
+        (n)DCG gain: ``rel`` (None's meaning without a convention) or
+        ``2**rel - 1``.
     relevance_level : float, default=None
         An item is relevant when ``y >= relevance_level`` (default: ``y > 0``).
-    no_relevant : {"skip", "zero", "one", "error"}, default="skip"
-        What to do with queries without a relevant item.
-    targets : {"first", "all"}, default="first"
+    no_relevant : {"skip", "zero", "one", "error"}, default=None
+        What to do with queries without a relevant item (None: ``"skip"``).
+    targets : {"first", "all"}, default=None
         Rank statistics: rank of the best-ranked relevant item per query, or
-        of every relevant item against the non-relevant candidates only.
-    ap_denominator : {"relevant", "capped", "retrieved"}, default="relevant"
-        What average precision divides by (see :func:`sklearn_rank.evaluate`).
+        of every relevant item against the non-relevant candidates only
+        (None: ``"first"``).
+    ap_denominator : {"relevant", "capped", "retrieved"}, default=None
+        What average precision divides by (see :func:`sklearn_rank.evaluate`;
+        None: ``"relevant"``).
     convention : str, default=None
         A peer's conventions (``"lightgbm"``, ``"xgboost"``, ``"ranx"``, ...)
         for the engine options left at their defaults; see
@@ -206,9 +212,8 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
 
-    def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties=_D["ties"], gain=_D["gain"],
-                 relevance_level=None, no_relevant=_D["no_relevant"], targets=_D["targets"],
-                 ap_denominator=_D["ap_denominator"], convention=None):
+    def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties=None, gain=None, relevance_level=None,
+                 no_relevant=None, targets=None, ap_denominator=None, convention=None):
         self.estimator = estimator
         self.metric = metric
         self.qid = qid
@@ -223,9 +228,12 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     # ---- helpers --------------------------------------------------------------------------
 
     def _metric_params(self):
-        return check_metric_params({"ties": self.ties, "gain": self.gain, "relevance_level": self.relevance_level,
-                                    "no_relevant": self.no_relevant, "targets": self.targets,
-                                    "ap_denominator": self.ap_denominator, "convention": self.convention})
+        # None: the convention's value, else the engine's default (scikit-learn wants plain defaults, so
+        # None stands for "not written" here, as the engine's Default markers do in the functions)
+        options = {name: _D[name] if getattr(self, name) is None else getattr(self, name)
+                   for name in ("ties", "gain", "no_relevant", "targets", "ap_denominator")}
+        return check_metric_params({**options, "relevance_level": self.relevance_level,
+                                    "convention": self.convention})
 
     def _split_query(self, X, qid):
         """Return (query ids or None, X without the query-id column)."""

@@ -519,3 +519,16 @@ def test_sklearn_lrap_rows_without_labels_score_one():
     s = rng.random((50, 7))  # no ties (LRAP's tie rule matches no policy; see the conventions page)
     assert skr.mean_average_precision(y, s, no_relevant="one") == pytest.approx(
         label_ranking_average_precision_score(y, s), rel=1e-12)
+
+
+def test_evaluator_options_left_at_none_take_the_preset():
+    from sklearn.base import clone
+    from sklearn.linear_model import Ridge
+
+    y, s, qid, _ = letor_like(6)
+    X = s[:, None]
+    for options in ({}, {"gain": "linear"}, {"gain": "linear", "ties": "expected"}):
+        model = skr.RankingEvaluator(Ridge(), metric="ndcg@5", qid=None, convention="lightgbm", **options)
+        model = clone(model).fit(X, s, qid=qid)
+        expected = skr.evaluate(y, model.predict(X), qid=qid, metrics=["ndcg@5"], convention="lightgbm", **options)
+        assert model.score(X, y, qid=qid) == pytest.approx(expected.summary["ndcg@5"], rel=1e-15), options

@@ -330,8 +330,11 @@ def boosting_metrics(y, scores, sizes, lightgbm_metrics=(), xgboost_metrics=(), 
 def test_row_ties(tool):
     if tool == "sklearn-rank":
         # "expected (choosable)": the default of every entry point, and every policy is accepted.
-        for function in (skr.evaluate, skr.mean_reciprocal_rank, skr.ndcg_score, skr.mean_rank, skr.RankingEvaluator):
+        for function in (skr.evaluate, skr.mean_reciprocal_rank, skr.ndcg_score, skr.mean_rank):
             assert inspect.signature(function).parameters["ties"].default == "expected", function.__name__
+        # the estimator's None (scikit-learn wants plain defaults) is "expected" unless a convention says otherwise
+        assert inspect.signature(skr.RankingEvaluator).parameters["ties"].default is None
+        assert skr.RankingEvaluator(None)._metric_params()["ties"] == "expected"
         values = {policy: skr.mean_reciprocal_rank([0, 1, 0, 0], [0.9, 0.5, 0.5, 0.5], ties=policy)
                   for policy in POLICIES}
         close(values["expected"], (1 / 2 + 1 / 3 + 1 / 4) / 3)
