@@ -20,9 +20,11 @@ __version__ = "0.1.0"
 # The scikit-learn integration is imported on first use: the metric functions and the command
 # line start without loading scikit-learn.
 _LAZY = {
+    "MultimetricRankingScorer": "._scorer",
     "RankingEvaluator": "._evaluator",
     "RankingScorer": "._scorer",
     "get_scorer": "._scorer",
+    "make_multimetric_scorer": "._scorer",
     "make_ranking_scorer": "._scorer",
     "make_scorers": "._scorer",
 }
@@ -42,6 +44,7 @@ def __dir__():
 
 __all__ = [
     "MetricSpec",
+    "MultimetricRankingScorer",
     "RankingEvaluator",
     "RankingReport",
     "RankingScorer",
@@ -55,6 +58,7 @@ __all__ = [
     "get_metric",
     "get_scorer",
     "hits_at_k",
+    "make_multimetric_scorer",
     "make_ranking_scorer",
     "make_scorers",
     "mean_average_precision",

@@ -1,4 +1,5 @@
-"""Scorers for scikit-learn's model selection: :func:`make_ranking_scorer`, :func:`get_scorer`, :func:`make_scorers`.
+"""Scorers for scikit-learn's model selection: :func:`make_ranking_scorer`, :func:`get_scorer`, :func:`make_scorers`,
+:func:`make_multimetric_scorer`.
 
 scikit-learn calls a scorer as ``scorer(estimator, X, y)``. A ranking metric
 also needs to know which rows form a query, and a classifier's scores must be
@@ -9,7 +10,8 @@ read in ``estimator.classes_`` order. The scorer here works both out:
 - the layout follows the estimator and ``y`` (see :func:`make_ranking_scorer`).
 
 The metric itself is always computed by the engine's one entry (``_engine.evaluate``,
-the function behind :func:`sklearn_rank.evaluate`).
+the function behind :func:`sklearn_rank.evaluate`). The multi-metric scorer scores X
+once and calls the engine once for all its metrics.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ from ._inputs import (AP_DENOMINATORS, GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import FINAL_ESTIMATOR, ScorerRequester, safe_indexing
 
-__all__ = ["make_ranking_scorer", "get_scorer", "make_scorers"]
+__all__ = ["make_ranking_scorer", "get_scorer", "make_scorers", "make_multimetric_scorer"]
 
 # Options of the engine that describe how a metric is computed (not the data).
 METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "convention")
 _METRIC_DEFAULTS = {"ties": "expected", "gain": "linear", "relevance_level": None, "no_relevant": "skip",
                     "targets": "first", "ap_denominator": "relevant", "convention": None}
+_NO_DEFAULT = object()  # an option without an entry in _METRIC_DEFAULTS is always kept
 
 
 # --------------------------------------------------------------------------------------
@@ -57,6 +60,20 @@ def check_metric_params(params):
     if "relevance_level" in checked:
         check_relevance_level(checked["relevance_level"])
     return checked
+
+
+def scorer_params(params):
+    """The engine options a scorer keeps: validated, those equal to their default left out.
+
+    Both scorers take every option of ``METRIC_PARAMS`` through this one function and pass what
+    it returns to the engine as keywords, so an option added there reaches both.
+    """
+    checked = check_metric_params(params)
+    # Options left at their defaults are left out (the scorer's repr and equality). Under a preset, an
+    # option written with its default value still overrides the preset, so it is kept.
+    preset = checked.get("convention") is not None
+    return {key: value for key, value in checked.items()
+            if value != _METRIC_DEFAULTS.get(key, _NO_DEFAULT) or (preset and not isinstance(value, Default))}
 
 
 def check_qid_spec(qid):
@@ -381,7 +398,66 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
 # --------------------------------------------------------------------------------------
 
 
-class RankingScorer(ScorerRequester):
+class _EstimatorScorer(ScorerRequester):
+    """What the one-metric and the multi-metric scorer share: from ``(estimator, X, y)`` to one engine call.
+
+    A subclass sets ``qid`` (the query-id column of X) and ``params`` (engine options) and
+    defines ``_key`` (its value for equality and hashing).
+    """
+
+    # Query ids are requested by default, sample weights only when asked for.
+    _default_score_requests = (("qid", True), ("sample_weight", None))
+
+    def _report(self, estimator, X, y_true, metrics, qid, sample_weight):
+        """The RankingReport of ``metrics`` on the estimator's scores of X: one response-method call
+        (``predict``, ``decision_function`` or ``predict_proba``) and one engine call."""
+        query = None
+        if qid is not None:
+            query = np.asarray(qid)
+        else:
+            X_cols = as_2d(X) if isinstance(self.qid, int) else X
+            position = qid_column_position(X_cols, self.qid)
+            if position is not None:
+                query = read_qid_column(X_cols, position)
+        inputs = ranking_inputs(estimator, X, y_true, query, allow_single_query=False,
+                                missing_qid_message=lambda: describe_missing_qid(repr(self), self.qid, X),
+                                relevance_level=self.params.get("relevance_level"))
+        return engine_evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **self.params)
+
+    def set_score_request(self, *, qid=UNCHANGED, sample_weight=UNCHANGED):
+        """Set which routed metadata the scorer receives (metadata routing only).
+
+        ``qid`` is requested by default; pass a string to read it under another
+        name (an alias), or False to stop requesting it.
+
+        Parameters
+        ----------
+        qid : bool, None, str, default=UNCHANGED
+            Request for the query ids.
+        sample_weight : bool, None, str, default=UNCHANGED
+            Request for the per-query sample weights.
+
+        Returns
+        -------
+        self : object
+            The scorer itself.
+        """
+        if not get_config().get("enable_metadata_routing", False):
+            raise RuntimeError("set_score_request is only available when metadata routing is enabled: "
+                               "sklearn.set_config(enable_metadata_routing=True).")
+        aliases = {"qid": qid, "sample_weight": sample_weight}
+        return self._set_score_requests({param: alias for param, alias in aliases.items() if alias is not UNCHANGED})
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+
+class RankingScorer(_EstimatorScorer):
     """A scorer ``scorer(estimator, X, y, *, qid=None, sample_weight=None)`` for one ranking metric.
 
     Build it with :func:`make_ranking_scorer`, :func:`get_scorer` or
@@ -454,60 +530,13 @@ class RankingScorer(ScorerRequester):
         score : float
             The metric, negated when lower is better.
         """
-        query = None
-        if qid is not None:
-            query = np.asarray(qid)
-        else:
-            X_cols = as_2d(X) if isinstance(self.qid, int) else X
-            position = qid_column_position(X_cols, self.qid)
-            if position is not None:
-                query = read_qid_column(X_cols, position)
-        inputs = ranking_inputs(estimator, X, y_true, query, allow_single_query=False,
-                                missing_qid_message=lambda: describe_missing_qid(repr(self), self.qid, X),
-                                relevance_level=self.params.get("relevance_level"))
-        report = engine_evaluate(**inputs, metrics=[self._spec.name], sample_weight=sample_weight, **self.params)
+        report = self._report(estimator, X, y_true, [self._spec.name], qid, sample_weight)
         return float(self._sign * report.summary[self._spec.name])
-
-    # ---- scikit-learn integration (the private hooks are in ScorerRequester) ------------
-
-    # Query ids are requested by default, sample weights only when asked for.
-    _default_score_requests = (("qid", True), ("sample_weight", None))
-
-    def set_score_request(self, *, qid=UNCHANGED, sample_weight=UNCHANGED):
-        """Set which routed metadata the scorer receives (metadata routing only).
-
-        ``qid`` is requested by default; pass a string to read it under another
-        name (an alias), or False to stop requesting it.
-
-        Parameters
-        ----------
-        qid : bool, None, str, default=UNCHANGED
-            Request for the query ids.
-        sample_weight : bool, None, str, default=UNCHANGED
-            Request for the per-query sample weights.
-
-        Returns
-        -------
-        self : RankingScorer
-        """
-        if not get_config().get("enable_metadata_routing", False):
-            raise RuntimeError("set_score_request is only available when metadata routing is enabled: "
-                               "sklearn.set_config(enable_metadata_routing=True).")
-        aliases = {"qid": qid, "sample_weight": sample_weight}
-        return self._set_score_requests({param: alias for param, alias in aliases.items() if alias is not UNCHANGED})
 
     # ---- value semantics ---------------------------------------------------------------
 
     def _key(self):
         return (self._spec.name, self._sign, self.qid, tuple(sorted(self.params.items())))
-
-    def __eq__(self, other):
-        if not isinstance(other, RankingScorer):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self):
-        return hash(self._key())
 
     def __repr__(self):
         args = [repr(self.name)]
@@ -585,7 +614,8 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
     See Also
     --------
     get_scorer : the same from a scikit-learn style name.
-    make_scorers : several scorers for multi-metric search.
+    make_multimetric_scorer : several metrics from one prediction (multi-metric search).
+    make_scorers : a dict of one-metric scorers.
     RankingEvaluator : a meta-estimator whose ``score`` is the metric.
 
     Examples
@@ -610,13 +640,7 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
 
         spec = with_k(spec, k)
     qid = check_qid_spec(qid)
-    params = check_metric_params(params)
-    # Options left at their defaults are left out (the scorer's repr and equality). Under a preset, an
-    # option written with its default value still overrides the preset, so it is kept.
-    preset = params.get("convention") is not None
-    params = {key: value for key, value in params.items()
-              if value != _METRIC_DEFAULTS[key] or (preset and not isinstance(value, Default))}
-    return RankingScorer(spec, sign, qid, params)
+    return RankingScorer(spec, sign, qid, scorer_params(params))
 
 
 def get_scorer(scoring, **params):
@@ -660,6 +684,14 @@ def get_scorer(scoring, **params):
 def make_scorers(names, **params):
     """Scorers for multi-metric search, keyed by the names as given.
 
+    Each scorer of the dict scores ``X`` with the estimator and calls the
+    engine on its own, so a search with four metrics predicts four times per
+    fold. :func:`make_multimetric_scorer` gives the same values from one
+    prediction and one engine call per fold, and is the recommended
+    ``scoring=`` for several metrics; this dict stays for code that wants
+    its own keys or mixes in other scorers (``{**make_scorers([...]),
+    "r2": "r2"}``).
+
     Parameters
     ----------
     names : str or sequence of str
@@ -672,6 +704,10 @@ def make_scorers(names, **params):
     scorers : dict
         ``{name as given: RankingScorer}``, ready for ``scoring=`` with
         ``refit=<one of the names>``.
+
+    See Also
+    --------
+    make_multimetric_scorer : the same metrics from one prediction per fold (recommended).
 
     Examples
     --------
@@ -698,3 +734,194 @@ def make_scorers(names, **params):
             raise ValueError(f"`names` must be unique. Got {name!r} twice instead.")
         scorers[name] = make_ranking_scorer(name, **params)
     return scorers
+
+
+# --------------------------------------------------------------------------------------
+# several metrics from one prediction and one engine call
+# --------------------------------------------------------------------------------------
+
+
+class MultimetricRankingScorer(_EstimatorScorer):
+    """A scorer ``scorer(estimator, X, y, *, qid=None, sample_weight=None) -> dict`` for several metrics.
+
+    Build it with :func:`make_multimetric_scorer`. One call scores ``X`` with
+    the estimator once (``predict``, ``decision_function`` or
+    ``predict_proba``, read as :func:`make_ranking_scorer` reads them) and
+    computes every metric from one engine call; the values equal those of
+    the one-metric scorers of :func:`make_ranking_scorer` with the same
+    options. Lower-is-better metrics are negated and keyed ``neg_<metric>``.
+
+    Parameters
+    ----------
+    specs : tuple of MetricSpec
+        The metrics, with their cut-offs (see :func:`get_metric`); the
+        lower-is-better ones are negated.
+    qid : str, int or None
+        The query-id column of X (see :func:`make_ranking_scorer`).
+    params : dict
+        Validated engine options that differ from their defaults.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The keys of the returned dict, in order: each metric's one-metric
+        scorer name (``"ndcg@10"``, ``"neg_mr"``). These are the names to
+        give ``refit=`` and to read in ``cv_results_`` (``mean_test_<name>``).
+    metrics : tuple of str
+        Canonical names of the metrics, in the same order.
+    greater_is_better : tuple of bool
+        Direction of each metric (the scores are always greater-is-better).
+    qid : str, int or None
+        The query-id column of X.
+    params : dict
+        Engine options passed to :func:`sklearn_rank.evaluate`.
+    """
+
+    def __init__(self, specs, qid, params):
+        self._specs = tuple(specs)
+        self.qid = qid
+        self.params = params
+
+    @property
+    def names(self):
+        return tuple(scorer_name(spec) for spec in self._specs)
+
+    @property
+    def metrics(self):
+        return tuple(spec.name for spec in self._specs)
+
+    @property
+    def greater_is_better(self):
+        return tuple(spec.greater_is_better for spec in self._specs)
+
+    def __call__(self, estimator, X, y_true, *, qid=None, sample_weight=None):
+        """Evaluate every metric on the fitted ``estimator``'s scores of ``X``.
+
+        Parameters
+        ----------
+        estimator : fitted estimator
+            Regressor, ranker, classifier or multilabel classifier.
+        X : array-like or DataFrame of shape (n_rows, n_features)
+            Passed as is to the estimator; may hold the query-id column.
+        y_true : array-like of shape (n_rows,) or (n_rows, n_labels)
+            Relevance per row, class labels, or a relevance matrix.
+        qid : array-like of shape (n_rows,), default=None
+            Query ids (routed metadata); when given, they win over the column of X.
+        sample_weight : array-like of shape (n_rows,), default=None
+            One weight per query (per row, constant within a query, in the
+            grouped layout).
+
+        Returns
+        -------
+        scores : dict
+            ``{name: float}`` keyed by :attr:`names`, in that order; each value
+            negated when lower is better.
+        """
+        summary = self._report(estimator, X, y_true, list(self.metrics), qid, sample_weight).summary
+        return {name: float(summary[spec.name] if spec.greater_is_better else -summary[spec.name])
+                for name, spec in zip(self.names, self._specs)}
+
+    # ---- value semantics ---------------------------------------------------------------
+
+    def _key(self):
+        return (self.metrics, self.qid, tuple(sorted(self.params.items())))
+
+    def __repr__(self):
+        args = [repr(list(self.names))]
+        if self.qid != "qid":
+            args.append(f"qid={self.qid!r}")
+        args.extend(f"{key}={value!r}" for key, value in sorted(self.params.items()))
+        return f"make_multimetric_scorer({', '.join(args)})"
+
+
+def make_multimetric_scorer(metrics, *, qid="qid", **params):
+    """Make one scorer for several ranking metrics, computed in one pass.
+
+    This is the recommended ``scoring=`` for multi-metric
+    :class:`~sklearn.model_selection.GridSearchCV`,
+    :class:`~sklearn.model_selection.RandomizedSearchCV` and
+    :func:`~sklearn.model_selection.cross_validate`. scikit-learn calls the
+    scorer once per fold and scored split; each call scores ``X`` with the
+    estimator once (``predict``, or ``decision_function`` / ``predict_proba``
+    for classifiers, read as :func:`make_ranking_scorer` reads them) and
+    computes all metrics from one rank computation of the engine, where the
+    dict of :func:`make_scorers` predicts and ranks once per metric. It
+    returns a dict, which scikit-learn reads as multi-metric scoring: pass
+    ``refit=`` one of its keys.
+
+    The keys are the names of the one-metric scorers: a metric's canonical
+    name (``"mrr"``, ``"ndcg@10"``, ``"hits@5"``, ``"r@5"`` for
+    ``"recall@5"``), and ``neg_<name>`` with the value negated for
+    lower-is-better metrics (``"neg_mr"`` for ``"mr"``, ``"mean_rank"`` or
+    ``"neg_mean_rank"``), exactly as :func:`make_ranking_scorer` names them.
+    Every value equals the one-metric scorer's with the same options.
+
+    Query ids and sample weights arrive as for :func:`make_ranking_scorer`:
+    by metadata routing (the scorer requests ``qid``; ``sample_weight`` on
+    request with :meth:`~MultimetricRankingScorer.set_score_request`), or
+    from the query-id column ``qid`` of ``X``; without routing,
+    scikit-learn >= 1.7 forwards a search's ``sample_weight`` to it.
+
+    Parameters
+    ----------
+    metrics : str, MetricSpec or sequence of them
+        Metric names of the registry (``"mrr"``, ``"ndcg@10"``, ``"mr"``,
+        ...); a lower-is-better metric may also be written ``"neg_<name>"``.
+        Each metric at most once (``"mr"`` and ``"mean_rank"`` are one).
+    qid : str, int or None, default="qid"
+        The query-id column of ``X``: a column name (DataFrames) or a column
+        index (arrays and DataFrames). None: read no column; query ids then
+        come from routing only. The column is read, never removed.
+    **params
+        Engine options, shared by all metrics and validated as
+        :func:`make_ranking_scorer` validates them: ``ties``, ``gain``,
+        ``relevance_level``, ``no_relevant``, ``targets`` (see
+        :func:`sklearn_rank.evaluate`).
+
+    Returns
+    -------
+    scorer : MultimetricRankingScorer
+        A picklable callable ``scorer(estimator, X, y, *, qid=None,
+        sample_weight=None) -> dict``; ``scorer.names`` lists its keys.
+
+    See Also
+    --------
+    make_scorers : a dict of one-metric scorers, each predicting on its own.
+    make_ranking_scorer : the scorer of one metric.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from sklearn_rank._scorer import make_multimetric_scorer
+    >>> X = np.array([[1, 0.9], [1, 0.2], [2, 0.1], [2, 0.7]])  # column 0: query id
+    >>> y = np.array([1, 0, 0, 1])
+    >>> model = LinearRegression().fit(X[:, 1:], y)
+    >>> scorer = make_multimetric_scorer(["mrr", "ndcg@10", "mean_rank"], qid=0)
+    >>> scorer
+    make_multimetric_scorer(['mrr', 'ndcg@10', 'neg_mr'], qid=0)
+    >>> scorer(model, X[:, 1:], y, qid=X[:, 0])
+    {'mrr': 1.0, 'ndcg@10': 1.0, 'neg_mr': -1.0}
+    """
+    if isinstance(metrics, (str, MetricSpec)):
+        metrics = [metrics]
+    try:
+        metrics = list(metrics)
+    except TypeError:
+        raise TypeError(f"`metrics` must be a metric name or a sequence of metric names. Got {metrics!r} "
+                        "instead.") from None
+    if not metrics:
+        raise ValueError("`metrics` must hold at least one metric name. Got an empty sequence instead.")
+    specs, written_as = [], {}
+    for metric in metrics:
+        if not isinstance(metric, (str, MetricSpec)):
+            raise TypeError(f"`metrics` must hold metric names (str). Got {metric!r} of type "
+                            f"{type(metric).__name__} instead.")
+        spec, _ = parse_scoring_name(metric)  # the sign follows the spec's direction
+        name = scorer_name(spec)
+        if name in written_as:
+            raise ValueError(f"`metrics` must name each metric once: {written_as[name]!r} and {metric!r} are both "
+                             f"{name!r}. Got {metrics!r} instead.")
+        written_as[name] = metric
+        specs.append(spec)
+    return MultimetricRankingScorer(specs, check_qid_spec(qid), scorer_params(params))
