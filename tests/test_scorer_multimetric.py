@@ -438,3 +438,19 @@ def test_unknown_metric_raises_the_registry_error():
     with pytest.raises(ValueError) as from_scorer:
         make_multimetric_scorer(["mrrr"])
     assert str(from_scorer.value) == str(from_registry.value)
+
+
+def test_permutation_importance_gives_one_result_per_key():
+    from sklearn.inspection import permutation_importance
+
+    X, y, qid = ranking_data(seed=13)
+    frame = as_frame(X, qid)
+    model = RankingEvaluator(Ridge()).fit(frame, y)
+    both = permutation_importance(model, frame, y, scoring=make_multimetric_scorer(["mrr", "mr"]), n_repeats=2,
+                                  random_state=0)
+    assert list(both) == ["mrr", "neg_mr"]
+    for name in ["mrr", "mr"]:
+        alone = permutation_importance(model, frame, y, scoring=make_ranking_scorer(name), n_repeats=2,
+                                       random_state=0)
+        np.testing.assert_allclose(both[make_ranking_scorer(name).name].importances, alone.importances,
+                                   rtol=0, atol=ATOL)
