@@ -401,8 +401,9 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
 class _EstimatorScorer(ScorerRequester):
     """What the one-metric and the multi-metric scorer share: from ``(estimator, X, y)`` to one engine call.
 
-    A subclass sets ``qid`` (the query-id column of X) and ``params`` (engine options) and
-    defines ``_key`` (its value for equality and hashing).
+    A subclass sets ``qid`` (the query-id column of X) and ``params`` (engine options), names its
+    factory function in ``_factory`` and defines ``_key`` (its value for equality and hashing) and
+    ``_repr_metrics`` (the factory's first argument).
     """
 
     # Query ids are requested by default, sample weights only when asked for.
@@ -448,6 +449,14 @@ class _EstimatorScorer(ScorerRequester):
         aliases = {"qid": qid, "sample_weight": sample_weight}
         return self._set_score_requests({param: alias for param, alias in aliases.items() if alias is not UNCHANGED})
 
+    def __repr__(self):
+        # The call of the factory that builds an equal scorer (``_factory``, set by the subclass).
+        args = [self._repr_metrics()]
+        if self.qid != "qid":
+            args.append(f"qid={self.qid!r}")
+        args.extend(f"{key}={value!r}" for key, value in sorted(self.params.items()))
+        return f"{self._factory}({', '.join(args)})"
+
     def __eq__(self, other):
         if type(other) is not type(self):
             return NotImplemented
@@ -489,6 +498,8 @@ class RankingScorer(_EstimatorScorer):
     params : dict
         Engine options passed to :func:`sklearn_rank.evaluate`.
     """
+
+    _factory = "make_ranking_scorer"
 
     def __init__(self, spec, sign, qid, params):
         self._spec = spec
@@ -538,12 +549,8 @@ class RankingScorer(_EstimatorScorer):
     def _key(self):
         return (self._spec.name, self._sign, self.qid, tuple(sorted(self.params.items())))
 
-    def __repr__(self):
-        args = [repr(self.name)]
-        if self.qid != "qid":
-            args.append(f"qid={self.qid!r}")
-        args.extend(f"{key}={value!r}" for key, value in sorted(self.params.items()))
-        return f"make_ranking_scorer({', '.join(args)})"
+    def _repr_metrics(self):
+        return repr(self.name)
 
 
 def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
@@ -777,6 +784,8 @@ class MultimetricRankingScorer(_EstimatorScorer):
         Engine options passed to :func:`sklearn_rank.evaluate`.
     """
 
+    _factory = "make_multimetric_scorer"
+
     def __init__(self, specs, qid, params):
         self._specs = tuple(specs)
         self.qid = qid
@@ -826,12 +835,8 @@ class MultimetricRankingScorer(_EstimatorScorer):
     def _key(self):
         return (self.metrics, self.qid, tuple(sorted(self.params.items())))
 
-    def __repr__(self):
-        args = [repr(list(self.names))]
-        if self.qid != "qid":
-            args.append(f"qid={self.qid!r}")
-        args.extend(f"{key}={value!r}" for key, value in sorted(self.params.items()))
-        return f"make_multimetric_scorer({', '.join(args)})"
+    def _repr_metrics(self):
+        return repr(list(self.names))
 
 
 def make_multimetric_scorer(metrics, *, qid="qid", **params):

@@ -293,6 +293,13 @@ def _expected_folds(estimator, X, y, qid, cv, metrics, sample_weight=None):
     return expected
 
 
+def assert_folds(result, expected):
+    """``result[f"test_{name}"][fold]`` of cross_validate equals ``expected[fold][name]``."""
+    for fold, values in enumerate(expected):
+        for name, value in values.items():
+            assert result[f"test_{name}"][fold] == pytest.approx(value, abs=ATOL), (name, fold)
+
+
 def test_routed_qid_and_an_alias():
     X, y, qid = ranking_data(seed=7)
     cv = GroupKFold(3)
@@ -304,9 +311,7 @@ def test_routed_qid_and_an_alias():
         aliased = make_multimetric_scorer(NAMES).set_score_request(qid="query_id")
         by_alias = cross_validate(Ridge(), X, y, cv=cv, scoring=aliased, params={"groups": qid, "query_id": qid})
     for result in (routed, by_alias):
-        for fold, values in enumerate(expected):
-            for name, value in values.items():
-                assert result[f"test_{name}"][fold] == pytest.approx(value, abs=ATOL), (name, fold)
+        assert_folds(result, expected)
 
 
 @pytest.mark.parametrize("column", ["name", "index"])
@@ -320,9 +325,7 @@ def test_qid_column_of_X(column):
         data, drop, scorer = np.column_stack([qid, X]), [0], make_multimetric_scorer(NAMES, qid=0)
     model = make_pipeline(ColumnTransformer([("drop_qid", "drop", drop)], remainder="passthrough"), Ridge())
     result = cross_validate(model, data, y, groups=qid, cv=cv, scoring=scorer)
-    for fold, values in enumerate(expected):
-        for name, value in values.items():
-            assert result[f"test_{name}"][fold] == pytest.approx(value, abs=ATOL), (name, fold)
+    assert_folds(result, expected)
 
 
 def test_routed_sample_weight_on_request():
@@ -339,9 +342,7 @@ def test_routed_sample_weight_on_request():
         model = Ridge().set_fit_request(sample_weight=False)  # the weights are for the scorer only
         result = cross_validate(model, X, y, cv=cv, scoring=scorer,
                                 params={"groups": qid, "qid": qid, "sample_weight": sample_weight})
-    for fold, values in enumerate(expected):
-        for name, value in values.items():
-            assert result[f"test_{name}"][fold] == pytest.approx(value, abs=ATOL), (name, fold)
+    assert_folds(result, expected)
     assert any(result[f"test_{name}"][fold] != pytest.approx(unweighted[fold][name], abs=ATOL)
                for fold in range(3) for name in METRICS)
 
