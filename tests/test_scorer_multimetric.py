@@ -196,6 +196,23 @@ def test_grouped_rows_with_ties_equal_the_one_metric_scorers(params):
     assert_same_values(scores, single_values(MANY, model, X, y, qid=qid, **params))
 
 
+@pytest.mark.parametrize("params", [
+    {"convention": "lightgbm"},
+    {"convention": "xgboost"},
+    {"convention": "ranx"},  # ranx's hits@k is sklearn-rank's num_rel_ret@k
+    {"convention": "trec_eval", "ties": "expected"},  # an explicit option wins over the preset
+    {"ap_denominator": "capped"},
+], ids=lambda params: ",".join(f"{k}={v}" for k, v in params.items()))
+def test_conventions_equal_the_one_metric_scorers(params):
+    X, y, qid = ranking_data(seed=14)
+    model = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    metrics = ["ndcg", "ndcg@5", "map@5", "hits@5", "mrr", "p@3"]
+    scores = make_multimetric_scorer(metrics, **params)(model, X, y, qid=qid)
+    assert_same_values(scores, single_values(metrics, model, X, y, qid=qid, **params))
+    if params == {"convention": "ranx"}:  # the preset reached the engine: hits@5 counts relevant items
+        assert scores["hits@5"] > 1
+
+
 def test_sample_weight_gives_the_one_metric_scorers_values():
     X, y, qid = ranking_data(seed=4)
     model = Ridge().fit(X, y)
