@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 # The scikit-learn integration is imported on first use: the metric functions and the command
 # line start without loading scikit-learn.
 _LAZY = {
+    "LightGBMMetric": "._boosting",
     "MultimetricRankingScorer": "._scorer",
     "RankingEvaluator": "._evaluator",
     "RankingScorer": "._scorer",
@@ -27,6 +28,9 @@ _LAZY = {
     "make_multimetric_scorer": "._scorer",
     "make_ranking_scorer": "._scorer",
     "make_scorers": "._scorer",
+    "XGBoostMetric": "._boosting",
+    "lightgbm_metric": "._boosting",
+    "xgboost_metric": "._boosting",
 }
 
 
@@ -43,6 +47,7 @@ def __dir__():
 
 
 __all__ = [
+    "LightGBMMetric",
     "MetricSpec",
     "MultimetricRankingScorer",
     "RankingEvaluator",
@@ -50,6 +55,7 @@ __all__ = [
     "RankingScorer",
     "Ranks",
     "UndefinedMetricWarning",
+    "XGBoostMetric",
     "__version__",
     "compute_ranks",
     "dcg_score",
@@ -58,6 +64,7 @@ __all__ = [
     "get_metric",
     "get_scorer",
     "hits_at_k",
+    "lightgbm_metric",
     "make_multimetric_scorer",
     "make_ranking_scorer",
     "make_scorers",
@@ -70,4 +77,5 @@ __all__ = [
     "precision_at_k",
     "r_precision",
     "recall_at_k",
+    "xgboost_metric",
 ]

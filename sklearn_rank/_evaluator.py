@@ -209,7 +209,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     """
 
     # The evaluator consumes query ids itself, in fit and in score.
-    __metadata_request__fit = {"qid": True}
+    __metadata_request__fit = {"qid": True, "eval_qid": True}
     __metadata_request__score = {"qid": True}
 
     def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties=None, gain=None, relevance_level=None,
@@ -255,8 +255,21 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
 
     # ---- fit and delegation -----------------------------------------------------------------
 
-    def fit(self, X, y, *, qid=None, **fit_params):
+    def fit(self, X, y, *, qid=None, eval_qid=None, **fit_params):
         """Fit a clone of the wrapped estimator on X without its query-id column.
+
+        Evaluation sets among the fit parameters (for early stopping with
+        LightGBM or XGBoost: ``eval_set``, or LightGBM's ``eval_X`` and
+        ``eval_y``) are prepared like X: the query-id column is stripped
+        from the X of every ``(X, y)`` pair, and for rankers the
+        rows of each evaluation set are sorted stably by query (with the
+        matching entries of per-evaluation-set lists such as
+        ``eval_sample_weight`` or ``eval_init_score``) and their query
+        information is passed in the ranker's own convention: ``eval_group``
+        (group sizes) to estimators whose ``fit`` takes ``group``
+        (LGBMRanker), ``eval_qid`` to those whose ``fit`` takes ``qid``
+        (XGBRanker). Other estimators (LGBMRegressor, XGBRegressor, ...) get
+        the evaluation sets without the column and no query information.
 
         Parameters
         ----------
@@ -267,9 +280,18 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         qid : array-like of shape (n_rows,), default=None
             Query ids; they win over the query-id column of X. NaN or None
             among them (argument or column) raises a ``ValueError``.
+        eval_qid : list of array-like, default=None
+            Query ids of the evaluation sets, one array (or None) per item of
+            the ``eval_set`` fit parameter (or of LightGBM's ``eval_X``), as
+            in ``XGBRanker.fit``; an array
+            wins over the query-id column of that set's X. Needed for rankers
+            when the evaluation sets have no query-id column. Only rankers
+            (estimators whose ``fit`` takes ``group`` or ``qid``) take it.
         **fit_params : dict
             Passed to the wrapped estimator's ``fit`` (with metadata routing:
-            those it requests).
+            those it requests). The ranker's own query arguments (``group``,
+            ``qid``, ``eval_group``, ``eval_qid``) are refused: the evaluator
+            passes them itself.
 
         Returns
         -------
@@ -295,17 +317,18 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         mode = _query_parameter(estimator)
         if mode is not None:
             X_inner, y, inner_params = self._ranker_inputs(X_inner, y, codes, mode, inner_params)
+        inner_params = self._eval_set_inputs(inner_params, eval_qid, mode)
         estimator.fit(X_inner, y, **inner_params)
         self.estimator_ = estimator
         return self
 
     def _ranker_inputs(self, X, y, codes, mode, params):
         """Sort rows by query and add the ranker's query argument (``codes``: query code per row, or None)."""
-        for name in ("qid", "group"):
+        for name in ("qid", "group", "eval_group"):
             if params.get(name) is not None:
                 raise ValueError(f"RankingEvaluator passes the query information to the ranker itself: give query "
-                                 f"ids through its `qid` column or fit(..., qid=...). Got fit parameter {name!r} "
-                                 "instead.")
+                                 f"ids through its `qid` column or fit(..., qid=...) (evaluation sets: their `qid` "
+                                 f"column or fit(..., eval_qid=[...])). Got fit parameter {name!r} instead.")
             params.pop(name, None)
         n_rows = _safe_len(y)
         if codes is None:
@@ -315,7 +338,10 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         order = np.argsort(codes, kind="stable")
         X = safe_indexing(X, order)
         y = safe_indexing(y, order)
-        params = {key: (safe_indexing(value, order) if _is_row_aligned(value, n_rows) else value)
+        # Evaluation sets are sorted by their own queries (_eval_set_inputs), even when their size
+        # happens to equal the training set's.
+        params = {key: (safe_indexing(value, order) if key not in _EVAL_DATA and _is_row_aligned(value, n_rows)
+                        else value)
                   for key, value in params.items()}
         sorted_codes = codes[order]
         if mode == "qid":
@@ -323,6 +349,69 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         else:
             params["group"] = np.bincount(sorted_codes)
         return X, y, params
+
+    def _eval_set_inputs(self, params, eval_qid, mode):
+        """Strip the query-id column from every X of ``eval_set``; for rankers (``mode``: "qid" or "group"),
+        sort each evaluation set by query and add ``eval_qid`` or ``eval_group``."""
+        pairs, store = _evaluation_sets(params)
+        if pairs is None:
+            if eval_qid is not None:
+                raise ValueError("`eval_qid` holds the query ids of the evaluation sets (the `eval_set` fit "
+                                 "parameter, or LightGBM's `eval_X` and `eval_y`). Got eval_qid without evaluation "
+                                 "sets instead.")
+            return params
+        if eval_qid is not None:
+            if mode is None:
+                raise ValueError(f"`eval_qid` is passed on to rankers only (estimators whose fit takes `group` or "
+                                 f"`qid`); {type(self.estimator).__name__}.fit takes no query information. Got "
+                                 "eval_qid instead.")
+            if not isinstance(eval_qid, (list, tuple)) or len(eval_qid) != len(pairs):
+                length = len(eval_qid) if isinstance(eval_qid, (list, tuple)) else type(eval_qid).__name__
+                raise ValueError(f"`eval_qid` must be a list with one array of query ids (or None) per item of "
+                                 f"eval_set ({len(pairs)}). Got {length} instead.")
+        params = dict(params)
+        new_pairs, orders, sorted_codes = [], [], []
+        for index, (X_eval, y_eval) in enumerate(pairs):
+            given = None if eval_qid is None else eval_qid[index]
+            query, X_eval = self._split_query(X_eval, given)
+            order = None
+            if mode is not None:
+                n_rows = _safe_len(y_eval)
+                if query is None:
+                    if self.qid is not None:
+                        raise ValueError(
+                            f"RankingEvaluator needs the query ids of eval_set[{index}] to pass its groups to "
+                            f"{type(self.estimator).__name__}: give them as its query-id column "
+                            f"(qid={self.qid!r}) or as fit(..., eval_qid=[...]) with one array per evaluation set. "
+                            "Got neither instead.")
+                    codes = np.zeros(n_rows, dtype=np.intp)
+                else:
+                    try:
+                        _, codes, _ = _query_codes(query, n_rows)
+                    except ValueError as error:
+                        raise ValueError(f"Query ids of eval_set[{index}] (`eval_qid` or its query-id column): "
+                                         f"{error}") from None
+                if (codes[1:] < codes[:-1]).any():
+                    # The engines need the rows of a query contiguous: sort stably, as the training rows.
+                    order = np.argsort(codes, kind="stable")
+                    X_eval, y_eval, codes = safe_indexing(X_eval, order), safe_indexing(y_eval, order), codes[order]
+                sorted_codes.append(codes)
+            orders.append(order)
+            new_pairs.append((X_eval, y_eval))
+        store(params, new_pairs)
+        if mode is None:
+            return params
+        for key, value in params.items():
+            # Lists with one entry per evaluation set (eval_sample_weight, eval_init_score,
+            # base_margin_eval_set, ...): entries with one value per row follow their set's rows.
+            if key not in _EVAL_DATA and isinstance(value, (list, tuple)) and len(value) == len(pairs):
+                params[key] = [_reorder(entry, order, _safe_len(pair[1]))
+                               for entry, order, pair in zip(value, orders, new_pairs)]
+        if mode == "qid":
+            params["eval_qid"] = sorted_codes
+        else:
+            params["eval_group"] = [np.bincount(codes) for codes in sorted_codes]
+        return params
 
     def _check_is_fitted(self):
         if not hasattr(self, "estimator_"):
@@ -532,6 +621,58 @@ def _distinct_queries(query, n_rows):
     except TypeError:  # ids that do not sort: the engine refuses them, with the same message
         return None, None
     return queries, np.bincount(codes, minlength=len(queries))
+
+
+_EVAL_DATA = ("eval_set", "eval_X", "eval_y")
+
+
+def _evaluation_sets(params):
+    """The evaluation sets among the fit parameters as a list of (X, y) pairs, and a function that stores
+    prepared pairs back in the caller's form; (None, None) when there are none.
+
+    ``eval_set``: a list of pairs (LightGBM also takes one pair); LightGBM >= 4.7 also takes ``eval_X``
+    and ``eval_y``, each one item or a tuple of items. Forms the engines refuse (``eval_set`` with
+    ``eval_X``, ``eval_X`` without ``eval_y``, tuples of different lengths) are left to their errors.
+    """
+    eval_set, eval_X, eval_y = (params.get(name) for name in _EVAL_DATA)
+    if eval_X is not None or eval_y is not None:
+        multiple = isinstance(eval_X, tuple)
+        if (eval_set is not None or eval_X is None or eval_y is None or multiple != isinstance(eval_y, tuple)
+                or (multiple and len(eval_X) != len(eval_y))):
+            return None, None
+
+        def store(params, pairs):
+            if multiple:
+                params["eval_X"], params["eval_y"] = tuple(X for X, _ in pairs), tuple(y for _, y in pairs)
+            else:
+                (params["eval_X"], params["eval_y"]), = pairs
+
+        return (list(zip(eval_X, eval_y)) if multiple else [(eval_X, eval_y)]), store
+    if eval_set is None:
+        return None, None
+    pairs = [eval_set] if isinstance(eval_set, tuple) else eval_set
+    if not isinstance(pairs, list) or not all(isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in pairs):
+        raise TypeError(f"`eval_set` must be a list of (X, y) pairs. Got {type(eval_set).__name__} "
+                        f"{_short_repr(eval_set)} instead.")
+
+    def store(params, pairs):
+        params["eval_set"] = pairs
+
+    return pairs, store
+
+
+def _reorder(entry, order, n_rows):
+    """``entry`` in the row order ``order`` when it holds one value per row (n_rows); else as it is."""
+    if order is None or isinstance(entry, (str, bytes, dict)) or not hasattr(entry, "__len__"):
+        return entry
+    if _safe_len(entry) != n_rows:
+        return entry
+    return safe_indexing(entry, order)
+
+
+def _short_repr(value, limit=80):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _is_2d(X):
