@@ -8,6 +8,7 @@ here: the bridges recognise the engines' data objects by their methods.
 from __future__ import annotations
 
 import inspect
+import numbers
 import warnings
 
 import numpy as np
@@ -46,7 +47,9 @@ class _MetricBridge:
         # One tiny evaluation checks the option values now rather than at the first boosting round.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _engine.evaluate(np.array([1, 0]), np.array([1.0, 0.0]), qid=np.zeros(2, dtype=np.intp),
+            level = params.get("relevance_level")
+            top = max(level, 1) if isinstance(level, numbers.Real) and np.isfinite(level) else 1
+            _engine.evaluate(np.array([top, 0]), np.array([1.0, 0.0]), qid=np.zeros(2, dtype=np.intp),
                              metrics=[metric], **params)
         self.metric = metric
         self.params = dict(params)
