@@ -503,3 +503,216 @@ def test_fit_refuses_query_ids_of_the_wrong_length():
     X, y, qid = grouped_data(seed=25)
     with pytest.raises(ValueError, match=rf"`qid` must be 1-D with one query id per row \({y.size}\)"):
         RankingEvaluator(GroupRanker(), qid=None).fit(X, y, qid=qid[:-1])
+
+
+# --------------------------------------------------------------------------------------
+# evaluation sets (early stopping of LightGBM and XGBoost)
+# --------------------------------------------------------------------------------------
+
+EVAL_NO_RELEVANT = [52, 57]
+
+
+def letor_frames(seed=0):
+    """LETOR-like training and evaluation frames with a qid column: 3 to 20 documents per query, graded
+    relevance, evaluation queries without a relevant document, evaluation rows shuffled."""
+    from sklearn_rank.datasets import make_ranking
+
+    frame, y, qid = make_ranking(n_queries=80, n_candidates=(3, 20), noise=2.0, random_state=seed, as_frame=True)
+    y = y.where(~frame["qid"].isin(EVAL_NO_RELEVANT), 0)
+    train = frame["qid"] < 50
+    eval_frame = frame[~train].sample(frac=1.0, random_state=seed)
+    return frame[train], y[train], eval_frame, y.loc[eval_frame.index]
+
+
+def engine_ndcg_oracle(y, scores, qid, k):
+    """LightGBM's and XGBoost's ndcg@k, one query at a time: gain 2**rel - 1, ties in row order (the rows as
+    the engine holds them), a query without a relevant document scores 1."""
+    values = []
+    for query in np.unique(qid):
+        rows = np.flatnonzero(qid == query)
+        gains = 2.0 ** np.asarray(y)[rows] - 1
+        discounts = 1 / np.log2(np.arange(2, len(rows) + 2))
+        ideal = (np.sort(gains)[::-1][:k] * discounts[:k]).sum()
+        order = np.argsort(-np.asarray(scores)[rows], kind="stable")
+        values.append(1.0 if ideal == 0 else (gains[order][:k] * discounts[:k]).sum() / ideal)
+    return float(np.mean(values))
+
+
+def spy_class(base, query_argument):
+    """A subclass of an engine's ranker that records the fit parameters it receives."""
+    if query_argument == "group":
+        def fit(self, X, y, group=None, **params):
+            self.seen_ = dict(params, X=X, group=group)
+            return base.fit(self, X, y, group=group, **params)
+    else:
+        def fit(self, X, y, qid=None, **params):
+            self.seen_ = dict(params, X=X, qid=qid)
+            return base.fit(self, X, y, qid=qid, **params)
+    return type(f"Spy{base.__name__}", (base,), {"fit": fit})
+
+
+@pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")
+@pytest.mark.parametrize("route", ["column", "keyword"])
+def test_lgbm_ranker_early_stops_on_eval_set_through_the_evaluator(route):
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y, X_eval, y_eval = letor_frames(seed=0)
+    eval_qid = X_eval["qid"].to_numpy()
+    ranker = spy_class(lightgbm.LGBMRanker, "group")(n_estimators=300, learning_rate=0.3, verbose=-1, n_jobs=1)
+    callbacks = [lightgbm.early_stopping(5, verbose=False)]
+    if route == "column":
+        model = RankingEvaluator(ranker).fit(X, y, eval_set=[(X_eval, y_eval)], eval_at=[5], callbacks=callbacks)
+    elif hasattr(lightgbm.sklearn, "_validate_eval_set_Xy"):  # LightGBM >= 4.7: eval_X and eval_y
+        # arrays without a qid column, query ids as keywords
+        model = RankingEvaluator(ranker).fit(X.drop(columns="qid").to_numpy(), y.to_numpy(), qid=X["qid"].to_numpy(),
+                                             eval_X=(X_eval.drop(columns="qid").to_numpy(),),
+                                             eval_y=(y_eval.to_numpy(),), eval_qid=[eval_qid], eval_at=[5],
+                                             callbacks=callbacks)
+    else:
+        model = RankingEvaluator(ranker).fit(X.drop(columns="qid").to_numpy(), y.to_numpy(), qid=X["qid"].to_numpy(),
+                                             eval_set=[(X_eval.drop(columns="qid").to_numpy(), y_eval.to_numpy())],
+                                             eval_qid=[eval_qid], eval_at=[5], callbacks=callbacks)
+    fitted = model.estimator_
+    assert fitted.best_iteration_ < 300
+    # The ranker got the evaluation rows sorted stably by query, without the qid column, and their group sizes.
+    order = np.argsort(eval_qid, kind="stable")
+    if "eval_set" in fitted.seen_:
+        (X_seen, y_seen), = fitted.seen_["eval_set"]
+    else:
+        (X_seen,), (y_seen,) = fitted.seen_["eval_X"], fitted.seen_["eval_y"]
+    features = X_eval.drop(columns="qid").iloc[order]
+    if route == "keyword":
+        features = features.to_numpy()
+    np.testing.assert_array_equal(np.asarray(X_seen), np.asarray(features))
+    np.testing.assert_array_equal(np.asarray(y_seen), y_eval.to_numpy()[order])
+    np.testing.assert_array_equal(fitted.seen_["eval_group"][0], np.unique(eval_qid, return_counts=True)[1])
+    # LightGBM's recorded ndcg@5 is the oracle's on the predictions of each iteration.
+    recorded = fitted.evals_result_["valid_0"]["ndcg@5"]
+    assert fitted.best_iteration_ == int(np.argmax(recorded)) + 1
+    for iteration in range(1, fitted.best_iteration_ + 1):  # the model keeps the trees up to the best one
+        scores = fitted.predict(features, num_iteration=iteration)
+        assert recorded[iteration - 1] == pytest.approx(
+            engine_ndcg_oracle(y_eval.to_numpy()[order], scores, eval_qid[order], 5), rel=1e-9)
+
+
+@pytest.mark.parametrize("route", ["column", "keyword"])
+def test_xgb_ranker_early_stops_on_eval_set_through_the_evaluator(route):
+    xgboost = pytest.importorskip("xgboost")
+    X, y, X_eval, y_eval = letor_frames(seed=1)
+    eval_qid = X_eval["qid"].to_numpy()
+    ranker = spy_class(xgboost.XGBRanker, "qid")(n_estimators=300, learning_rate=0.3, eval_metric="ndcg@5",
+                                                 early_stopping_rounds=5, n_jobs=1)
+    if route == "column":
+        model = RankingEvaluator(ranker).fit(X, y, eval_set=[(X_eval, y_eval)], verbose=False)
+    else:
+        model = RankingEvaluator(ranker).fit(X.drop(columns="qid"), y, qid=X["qid"].to_numpy(),
+                                             eval_set=[(X_eval.drop(columns="qid"), y_eval)], eval_qid=[eval_qid],
+                                             verbose=False)
+    fitted = model.estimator_
+    assert fitted.best_iteration + 1 < 300
+    order = np.argsort(eval_qid, kind="stable")
+    (X_seen, _), = fitted.seen_["eval_set"]
+    assert list(X_seen.columns) == [f"f{i}" for i in range(10)]
+    np.testing.assert_array_equal(fitted.seen_["eval_qid"][0],
+                                  np.unique(eval_qid, return_inverse=True)[1].reshape(-1)[order])
+    recorded = fitted.evals_result()["validation_0"]["ndcg@5"]
+    assert fitted.best_iteration == int(np.argmax(recorded))
+    features = X_eval.drop(columns="qid").iloc[order]
+    for iteration in (1, fitted.best_iteration + 1, len(recorded)):
+        scores = fitted.predict(features, iteration_range=(0, iteration))
+        # XGBoost's evaluation log holds 6 decimals.
+        assert recorded[iteration - 1] == pytest.approx(
+            engine_ndcg_oracle(y_eval.to_numpy()[order], scores, eval_qid[order], 5), abs=5.1e-7)
+
+
+@pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")
+def test_per_eval_set_lists_follow_the_sorted_rows():
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y, X_eval, y_eval = letor_frames(seed=2)
+    init_score = np.random.RandomState(0).standard_normal(len(y_eval))  # one score per (shuffled) row
+    ranker = lightgbm.LGBMRanker(n_estimators=1, learning_rate=1e-300, verbose=-1, n_jobs=1)
+    model = RankingEvaluator(ranker).fit(X, y, eval_set=[(X_eval, y_eval)], eval_init_score=[init_score],
+                                         eval_at=[3])
+    # With a vanishing learning rate the recorded ndcg@3 is that of the initial scores, which must have
+    # followed their rows when the evaluator sorted them.
+    order = np.argsort(X_eval["qid"].to_numpy(), kind="stable")
+    expected = engine_ndcg_oracle(y_eval.to_numpy()[order], init_score[order], X_eval["qid"].to_numpy()[order], 3)
+    assert model.estimator_.evals_result_["valid_0"]["ndcg@3"][0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")
+def test_regressor_eval_set_loses_the_qid_column_and_gets_no_groups():
+    lightgbm = pytest.importorskip("lightgbm")
+    X, y, X_eval, y_eval = letor_frames(seed=3)
+    regressor = lightgbm.LGBMRegressor(n_estimators=200, learning_rate=0.3, verbose=-1, n_jobs=1)
+    model = RankingEvaluator(regressor).fit(X, y, eval_set=[(X_eval, y_eval)],
+                                            callbacks=[lightgbm.early_stopping(5, verbose=False)])
+    assert model.estimator_.n_features_in_ == 10 and model.estimator_.best_iteration_ < 200
+    # Rows keep their order: the recorded l2 is that of the predictions on the rows as given.
+    scores = model.predict(X_eval)
+    best = model.estimator_.best_iteration_
+    assert model.estimator_.evals_result_["valid_0"]["l2"][best - 1] == pytest.approx(
+        np.mean((y_eval.to_numpy() - scores) ** 2), rel=1e-6)
+
+
+def test_eval_set_preparation_for_a_recording_ranker():
+    X, y, qid = grouped_data(seed=31)
+    X_eval, y_eval, qid_eval = grouped_data(seed=32)
+    shuffle = np.random.RandomState(0).permutation(len(y_eval))
+    X_eval, y_eval, qid_eval = X_eval[shuffle], y_eval[shuffle], qid_eval[shuffle]
+    weight = np.arange(len(y_eval), dtype=float)
+
+    class EvalGroupRanker(GroupRanker):
+        def fit(self, X, y, group=None, eval_set=None, eval_group=None, eval_sample_weight=None, eval_names=None):
+            self.eval_set_, self.eval_group_, self.eval_sample_weight_ = eval_set, eval_group, eval_sample_weight
+            self.eval_names_ = eval_names
+            return super().fit(X, y, group=group)
+
+    model = RankingEvaluator(EvalGroupRanker(), qid=0).fit(
+        np.column_stack([qid, X]), y, eval_set=[(np.column_stack([qid_eval, X_eval]), y_eval)],
+        eval_sample_weight=[weight], eval_names=["valid"])
+    order = np.argsort(qid_eval, kind="stable")
+    fitted = model.estimator_
+    np.testing.assert_array_equal(fitted.eval_set_[0][0], X_eval[order])
+    np.testing.assert_array_equal(fitted.eval_set_[0][1], y_eval[order])
+    np.testing.assert_array_equal(fitted.eval_sample_weight_[0], weight[order])
+    np.testing.assert_array_equal(fitted.eval_group_[0], np.unique(qid_eval, return_counts=True)[1])
+    assert fitted.eval_names_ == ["valid"]
+
+
+@pytest.mark.parametrize("estimator, params, error, message", [
+    ("group", {"eval_set": [("X", "y")]}, ValueError, r"query ids of eval_set\[0\].*Got neither instead"),
+    ("group", {"eval_set": [("X", "y")], "eval_qid": []}, ValueError, r"one array .* per item of eval_set \(1\). "
+                                                                    "Got 0 instead"),
+    ("group", {"eval_qid": [None]}, ValueError, "Got eval_qid without evaluation sets instead"),
+    ("ridge", {"eval_set": [("X", "y")], "eval_qid": ["q"]}, ValueError, "Ridge.fit takes no query information"),
+    ("group", {"eval_set": [("X", "y")], "eval_group": [[3]]}, ValueError, "Got fit parameter 'eval_group'"),
+    ("group", {"eval_set": 5}, TypeError, r"list of \(X, y\) pairs. Got int 5 instead"),
+    ("group", {"eval_set": [("X", "y")], "eval_qid": ["q"]}, ValueError, r"eval_set\[0\].*one query id per row"),
+])
+def test_invalid_evaluation_sets_raise(estimator, params, error, message):
+    X, y, qid = grouped_data(seed=33)
+    X_eval, y_eval, qid_eval = grouped_data(seed=34)
+    substitutes = {"X": X_eval, "y": y_eval, "q": qid_eval[:-1]}
+
+    def substitute(value):
+        if isinstance(value, str):
+            return substitutes.get(value, value)
+        if isinstance(value, tuple):
+            return tuple(substitute(v) for v in value)
+        if isinstance(value, list):
+            return [substitute(v) for v in value]
+        return value
+
+    params = {key: substitute(value) for key, value in params.items()}
+
+    class EvalRidge(Ridge):
+        def fit(self, X, y, eval_set=None):
+            return super().fit(X, y)
+
+    class EvalGroupRanker(GroupRanker):
+        def fit(self, X, y, group=None, eval_set=None, eval_group=None):
+            return super().fit(X, y, group=group)
+
+    inner = EvalGroupRanker() if estimator == "group" else EvalRidge()
+    with pytest.raises(error, match=message):
+        RankingEvaluator(inner).fit(X, y, qid=qid, **params)
