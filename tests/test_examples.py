@@ -188,6 +188,7 @@ PAGE_NEEDS = {
     "quickstart.rst": ["pandas"],
     "significance.rst": ["pandas"],
     "model_selection.rst": ["pandas", "lightgbm", "xgboost"],
+    "lightgbm_xgboost.rst": ["pandas", "lightgbm", "xgboost"],
 }
 
 
