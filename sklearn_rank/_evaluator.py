@@ -69,6 +69,14 @@ def _query_parameter(estimator):
     return None
 
 
+def _takes_parameter(method, name):
+    try:
+        parameters = inspect.signature(method).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without signature
+        return True
+    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
 def _is_row_aligned(value, n_rows):
     if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__"):
         return False
@@ -96,6 +104,9 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
       ``group`` sizes to those whose ``fit`` takes ``group`` (LGBMRanker),
       with the rows (and row-aligned fit parameters such as ``sample_weight``)
       sorted by query, as these libraries require;
+    - prepares evaluation sets for early stopping (``eval_set``): strips their
+      query-id column, and for rankers sorts their rows by query and passes
+      ``eval_group`` or ``eval_qid`` (see :meth:`fit`);
     - delegates ``predict``, ``predict_proba``, ``predict_log_proba`` and
       ``decision_function`` (each present only when the wrapped estimator has
       it), ``classes_`` and the estimator tags;
@@ -407,10 +418,10 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
             if key not in _EVAL_DATA and isinstance(value, (list, tuple)) and len(value) == len(pairs):
                 params[key] = [_reorder(entry, order, _safe_len(pair[1]))
                                for entry, order, pair in zip(value, orders, new_pairs)]
-        if mode == "qid":
-            params["eval_qid"] = sorted_codes
-        else:
-            params["eval_group"] = [np.bincount(codes) for codes in sorted_codes]
+        # A ranker whose fit takes no eval_qid / eval_group (and no **kwargs) gets none.
+        name = "eval_qid" if mode == "qid" else "eval_group"
+        if _takes_parameter(self.estimator.fit, name):
+            params[name] = sorted_codes if mode == "qid" else [np.bincount(codes) for codes in sorted_codes]
         return params
 
     def _check_is_fitted(self):

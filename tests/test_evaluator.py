@@ -716,3 +716,38 @@ def test_invalid_evaluation_sets_raise(estimator, params, error, message):
     inner = EvalGroupRanker() if estimator == "group" else EvalRidge()
     with pytest.raises(error, match=message):
         RankingEvaluator(inner).fit(X, y, qid=qid, **params)
+
+
+class EvalGroupRecorder(GroupRanker):
+    """Records the evaluation sets and groups that fit receives (a LightGBM-like signature)."""
+
+    def fit(self, X, y, sample_weight=None, group=None, eval_set=None, eval_group=None):
+        self.eval_set_, self.eval_group_ = eval_set, eval_group
+        return super().fit(X, y, sample_weight=sample_weight, group=group)
+
+
+def test_routing_sends_eval_set_to_the_ranker_and_eval_qid_to_the_evaluator():
+    X, y, qid = grouped_data(seed=35)
+    X_eval, y_eval, qid_eval = grouped_data(seed=36)
+    shuffle = np.random.RandomState(1).permutation(len(y_eval))
+    X_eval, y_eval, qid_eval = X_eval[shuffle], y_eval[shuffle], qid_eval[shuffle]
+    with config_context(enable_metadata_routing=True):
+        ranker = EvalGroupRecorder().set_fit_request(eval_set=True, sample_weight=False)
+        model = RankingEvaluator(ranker, qid=None).fit(X, y, qid=qid, eval_set=[(X_eval, y_eval)],
+                                                       eval_qid=[qid_eval])
+    order = np.argsort(qid_eval, kind="stable")
+    np.testing.assert_array_equal(model.estimator_.eval_set_[0][0], X_eval[order])
+    np.testing.assert_array_equal(model.estimator_.eval_group_[0], np.unique(qid_eval, return_counts=True)[1])
+
+
+def test_a_ranker_without_eval_group_gets_none():
+    X, y, qid = grouped_data(seed=37)
+
+    class EvalSetOnly(GroupRanker):
+        def fit(self, X, y, group=None, eval_set=None):
+            self.eval_set_ = eval_set
+            return super().fit(X, y, group=group)
+
+    model = RankingEvaluator(EvalSetOnly(), qid=0).fit(np.column_stack([qid, X]), y,
+                                                        eval_set=[(np.column_stack([qid, X]), y)])
+    np.testing.assert_array_equal(model.estimator_.eval_set_[0][0], X[np.argsort(qid, kind="stable")])
