@@ -256,3 +256,36 @@ def test_predictions_of_several_columns_are_refused():
         lightgbm_metric("mrr")([1, 0, 0, 1], np.zeros((4, 3)), None, [2, 2])
     with pytest.raises(ValueError, match="summing to the number of rows"):
         lightgbm_metric("mrr")([1, 0, 0, 1], np.zeros(4), None, [2, 3])
+
+
+# ---- the engines' own metrics, reproduced by the bridges with their conventions ----------------------
+
+
+@pytest.mark.parametrize("metric", ["ndcg@5", "map@5", "ndcg@10"])
+def test_lightgbm_convention_bridge_records_lightgbms_own_metric(metric):
+    lgb = pytest.importorskip("lightgbm")
+    (X, y, qid), (Xv, yv, qv) = letor_split(seed=8)
+    train_set = lgb.Dataset(X, y, group=sizes(qid))
+    valid_set = lgb.Dataset(Xv, yv, group=sizes(qv), reference=train_set)
+    base, k = metric.split("@")
+    history = {}
+    lgb.train({"objective": "lambdarank", "metric": base, "eval_at": [int(k)], "verbose": -1, "num_leaves": 3,
+               "num_threads": 1}, train_set, num_boost_round=10, valid_sets=[valid_set], valid_names=["valid"],
+              feval=lightgbm_metric(metric, convention="lightgbm", name="bridge"),
+              callbacks=[lgb.record_evaluation(history)])
+    # Queries without a relevant document (scored 1) and ties in the first rounds (few leaves) included.
+    np.testing.assert_allclose(history["valid"]["bridge"], history["valid"][metric], rtol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["ndcg@5", "map@5", "ndcg"])
+def test_xgboost_convention_bridge_records_xgboosts_own_metric(metric):
+    xgb = pytest.importorskip("xgboost")
+    (X, y, qid), (Xv, yv, qv) = letor_split(seed=9)
+    if metric.startswith("map"):  # XGBoost's MAP takes binary labels only
+        y, yv = (y > 0).astype(int), (yv > 0).astype(int)
+    history = {}
+    xgb.train({"objective": "rank:ndcg", "eval_metric": metric, "max_depth": 1, "nthread": 1},
+              xgb.DMatrix(X, label=y, qid=qid), num_boost_round=10, evals=[(xgb.DMatrix(Xv, label=yv, qid=qv), "v")],
+              custom_metric=xgboost_metric(metric, convention="xgboost", name="bridge"), evals_result=history,
+              verbose_eval=False)
+    np.testing.assert_allclose(history["v"]["bridge"], history["v"][metric], rtol=0, atol=1.1e-6)
