@@ -296,8 +296,10 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
             the ``eval_set`` fit parameter (or of LightGBM's ``eval_X``), as
             in ``XGBRanker.fit``; an array
             wins over the query-id column of that set's X. Needed for rankers
-            when the evaluation sets have no query-id column. Only rankers
-            (estimators whose ``fit`` takes ``group`` or ``qid``) take it.
+            when the evaluation sets have no query-id column (with
+            ``qid=None`` and no ``eval_qid``, each evaluation set is one
+            query, as the training rows are). Only rankers (estimators whose
+            ``fit`` takes ``group`` or ``qid``) take it.
         **fit_params : dict
             Passed to the wrapped estimator's ``fit`` (with metadata routing:
             those it requests). The ranker's own query arguments (``group``,
