@@ -344,8 +344,8 @@ def lightgbm_metric(metric, *, name=None, **params):
     ``objective="lambdarank"``) and early-stops when *any* metric stops
     improving, unless told otherwise: set LightGBM's ``metric="None"``
     (``LGBMRanker(metric="None")`` or ``params={"metric": "None"}``) so that
-    the bridge is the only metric, or pass ``first_metric_only=True`` to
-    :func:`lightgbm.early_stopping` with the bridge first.
+    the bridge is the only metric (LightGBM lists its own metrics first, so
+    ``first_metric_only=True`` would watch one of them).
 
     Parameters
     ----------
