@@ -14,8 +14,9 @@ import warnings
 
 import numpy as np
 
-from ._inputs import (AP_DENOMINATORS, GAINS, MISSING, NO_RELEVANT, TARGETS, TIE_POLICIES, GroupedData, RelevanceMatrix,
-                      check_exponential_gain, check_option, check_relevance_level, prepare, weights_per_row)
+from ._inputs import (ALL_EXCLUDED, AP_DENOMINATORS, GAINS, MISSING, NO_RELEVANT, TARGETS, TIE_POLICIES,
+                      GroupedData, RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level,
+                      prepare, weights_per_row)
 from ._kernels import ListKernels, RankDistribution, RankStats
 from ._ranks import GroupedStructure, LabelIndexStructure, Ranks
 from ._conventions import default_options, resolve as resolve_convention
@@ -25,13 +26,13 @@ from .exceptions import UndefinedMetricWarning
 
 
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
-                     ap_denominator="relevant")
+                     ap_denominator="relevant", nan_policy="raise")
 
 
 def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=None, labels=None,
              relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             convention=None, report_params=None, unjudged=None):
+             nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -39,9 +40,10 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     ``ties="trec"``, which the engine computes as ``"ordinal"`` on rows in trec_eval's order).
     """
     options, aliases = resolve_convention(convention, dict(
-        ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, ap_denominator=ap_denominator))
-    ties, gain, no_relevant, targets, ap_denominator = (options[name] for name in (
-        "ties", "gain", "no_relevant", "targets", "ap_denominator"))
+        ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, ap_denominator=ap_denominator,
+        nan_policy=nan_policy))
+    ties, gain, no_relevant, targets, ap_denominator, nan_policy = (options[name] for name in (
+        "ties", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy"))
     level = check_options(ties, no_relevant, gain, targets, relevance_level)
     check_option(missing, "missing", MISSING)
     check_option(ap_denominator, "ap_denominator", AP_DENOMINATORS)
@@ -49,12 +51,14 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, level, gain,
                                  stable=ties == "ordinal", ties=ties, targets=targets,
                                  families={family for _, _, family in resolved} | _extra_needs(resolved),
-                                 unjudged=unjudged)
+                                 unjudged=unjudged, nan_policy=nan_policy)
     params = dict(ties=ties, targets=targets, gain=gain, relevance_level=level, no_relevant=no_relevant)
     if ap_denominator != "relevant":
         params["ap_denominator"] = ap_denominator
     if convention is not None:
         params["convention"] = convention.lower()
+    if nan_policy != "raise":
+        params["nan_policy"] = nan_policy
     if judged is not None:
         params["missing"] = missing
     if report_params:
@@ -64,13 +68,14 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
 
 
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
-                  targets=_D["targets"], convention=None):
+                  targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None):
     """The Ranks of the targets (see ``sklearn_rank.compute_ranks``)."""
-    targets = resolve_convention(convention, dict(targets=targets))[0]["targets"]
+    options = resolve_convention(convention, dict(targets=targets, nan_policy=nan_policy))[0]
+    targets, nan_policy = options["targets"], options["nan_policy"]
     level = check_relevance_level(relevance_level)
     check_option(targets, "targets", TARGETS)
     _, structure = _structure(y_true, y_score, qid, exclude, labels, None, None, level, "linear", stable=True,
-                              targets=targets, families=("rank",))
+                              targets=targets, families=("rank",), nan_policy=nan_policy)
     return structure.ranks(targets)
 
 
@@ -167,14 +172,14 @@ def _extra_needs(resolved):
 
 
 def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, relevance_level, gain, stable,
-               ties=None, targets=None, families=("list", "rank"), unjudged=None):
+               ties=None, targets=None, families=("list", "rank"), unjudged=None, nan_policy="raise"):
     """Validate, then build the rank structure; ``stable`` keeps input order among ties (ordinal ranks).
 
     A large relevance matrix is ranked a block of queries at a time, keeping only what the metrics
     need (``families`` under ``ties`` and ``targets``), so that memory follows the block, not the matrix.
     """
     data = prepare(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
-                   judged=judged, unjudged=unjudged)
+                   judged=judged, unjudged=unjudged, nan_policy=nan_policy)
     if isinstance(data, RelevanceMatrix):
         if gain == "exponential":
             check_exponential_gain(data.rel)
@@ -233,7 +238,7 @@ class MatrixStructure:
             offset += data.n_queries
             del data, part
         if not qids:
-            raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
+            raise ValueError(ALL_EXCLUDED)
         qid = np.concatenate(qids)
         weight = None if matrix.weight is None else np.concatenate(weights)
         self.queries = _Queries(qid, weight)

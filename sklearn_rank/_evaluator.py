@@ -86,7 +86,8 @@ def _is_row_aligned(value, n_rows):
     return len(shape) >= 1 and shape[0] == n_rows
 
 
-_D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first", ap_denominator="relevant")
+_D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first", ap_denominator="relevant",
+                     nan_policy="raise")
 
 
 class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
@@ -134,7 +135,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default=None
         How tied scores are ranked, as in :func:`sklearn_rank.evaluate`;
         None is ``"expected"``, or the policy of ``convention``.
-        This and the next six engine options are explicit parameters,
+        This and the next seven engine options are explicit parameters,
         rather than ``**params``, so that ``get_params``, ``clone`` and
         searches see them (``ties`` can be searched over). Those left at
         None take the value of ``convention`` where it sets one, otherwise
@@ -153,6 +154,9 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     ap_denominator : {"relevant", "capped", "retrieved"}, default=None
         What average precision divides by (see :func:`sklearn_rank.evaluate`;
         None: ``"relevant"``).
+    nan_policy : {"raise", "omit"}, default=None
+        NaN predictions: an error, or those candidates removed before ranking
+        (None: ``"raise"``, or the policy of ``convention``).
     convention : str, default=None
         A peer's conventions (``"lightgbm"``, ``"xgboost"``, ``"ranx"``, ...)
         for the engine options left at their defaults; see
@@ -224,7 +228,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     __metadata_request__score = {"qid": True}
 
     def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties=None, gain=None, relevance_level=None,
-                 no_relevant=None, targets=None, ap_denominator=None, convention=None):
+                 no_relevant=None, targets=None, ap_denominator=None, nan_policy=None, convention=None):
         self.estimator = estimator
         self.metric = metric
         self.qid = qid
@@ -234,6 +238,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         self.no_relevant = no_relevant
         self.targets = targets
         self.ap_denominator = ap_denominator
+        self.nan_policy = nan_policy
         self.convention = convention
 
     # ---- helpers --------------------------------------------------------------------------
@@ -242,7 +247,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         # None: the convention's value, else the engine's default (scikit-learn wants plain defaults, so
         # None stands for "not written" here, as the engine's Default markers do in the functions)
         options = {name: _D[name] if getattr(self, name) is None else getattr(self, name)
-                   for name in ("ties", "gain", "no_relevant", "targets", "ap_denominator")}
+                   for name in ("ties", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy")}
         return check_metric_params({**options, "relevance_level": self.relevance_level,
                                     "convention": self.convention})
 

@@ -14,6 +14,7 @@ AP_DENOMINATORS = ("relevant", "capped", "retrieved")
 MISSING = ("skip", "zero")
 GAINS = ("linear", "exponential")
 TARGETS = ("first", "all")
+NAN_POLICIES = ("raise", "omit")
 
 
 @dataclass
@@ -48,6 +49,7 @@ class LabelIndexData:
     exclude: object  # None, dense boolean array or CSR matrix
     qid: np.ndarray
     weight: np.ndarray | None
+    nan_policy: str = "raise"  # NaN scores: an error, or candidates removed as ``exclude`` does
     missing_judged = None  # no judgements in this layout
 
     @property
@@ -101,21 +103,27 @@ def _as_numeric(x, name, ndim=None):
 _EXACT_INT = 2 ** 53
 
 
-def score_values(y_score):
+def score_values(y_score, nan_policy="raise"):
     """Validate scores and return them as floats that order and tie exactly as the input does.
 
     Only the order of the scores matters to a rank. float64 and narrower floats are used as they are,
     and so are integers that float64 holds exactly. Wider integers (int64, uint64 beyond 2**53),
     long doubles and timestamps would collide when rounded to float64 and create ties the input does
     not have: they are replaced by their dense rank among all scores, which keeps every comparison.
+    Infinities stay infinite (the highest and lowest scores) and NaN stays NaN; under
+    ``nan_policy="omit"`` a NaT (not-a-time) is NaN too.
     """
     arr = _as_array(y_score, "y_score")
     if arr.dtype.kind in "mM":
         as_int = arr.view(np.int64)
         not_a_time = as_int == np.iinfo(np.int64).min
         if not_a_time.any():
-            raise ValueError(f"`y_score` must not hold NaT (not-a-time). Got {int(not_a_time.sum())} NaT "
-                             "instead.")
+            if nan_policy != "omit":
+                raise ValueError(f"`y_score` must not hold NaT (not-a-time), or set nan_policy='omit' to remove "
+                                 f"those candidates. Got {int(not_a_time.sum())} NaT instead.")
+            ranked = _dense_rank(as_int)
+            ranked[not_a_time] = np.nan
+            return ranked
         arr = as_int
     score = _as_numeric(arr, "y_score", ndim=(1, 2))
     kind, size = score.dtype.kind, score.dtype.itemsize
@@ -197,11 +205,16 @@ def weights_per_row(sample_weight, n, unit="query"):
 
 
 def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
-            unjudged=None):
-    """Validate the inputs of any entry point and return GroupedData or LabelIndexData."""
+            unjudged=None, nan_policy="raise"):
+    """Validate the inputs of any entry point and return GroupedData, RelevanceMatrix or LabelIndexData.
+
+    ``nan_policy="omit"`` removes the candidates with a NaN score as ``exclude`` does (both together:
+    their union); ``"raise"`` refuses NaN. Infinities are ordinary scores either way.
+    """
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if y_true is None or y_score is None:
         raise ValueError("`y_true` and `y_score` are required. Got None instead.")
-    score = score_values(y_score)
+    score = score_values(y_score, nan_policy)
     if score.size == 0:
         raise ValueError(f"`y_score` must not be empty. Got shape {score.shape} instead.")
     if score.ndim == 2:
@@ -213,7 +226,7 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
             if labels is not None:
                 raise ValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
                                  "y_true instead.")
-            return _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged)
+            return _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged, nan_policy)
         if true_arr.ndim == 1:
             if unjudged is not None:
                 raise ValueError("`unjudged` is for the grouped and relevance-matrix layouts (in the label-index "
@@ -221,7 +234,7 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
             if judged is not None:
                 raise ValueError("`judged` is for the grouped and relevance-matrix layouts. Got it with the "
                                  "label-index layout instead.")
-            return _label_index(true_arr, score, exclude, labels, sample_weight)
+            return _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy)
         raise ValueError(f"`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "
                          f"Got shape {true_arr.shape} instead.")
     if labels is not None:
@@ -248,7 +261,7 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
         keep = ~_mask(exclude, (n,), "exclude")
     unjudged_rows = None if unjudged is None else _mask(unjudged, (n,), "unjudged")
     return _finish_grouped(codes, score.astype(np.float64, copy=False), rel.astype(np.float64, copy=False),
-                           uniques, weight, keep, judged, grouped, unjudged=unjudged_rows)
+                           uniques, weight, keep, judged, grouped, unjudged=unjudged_rows, nan_policy=nan_policy)
 
 
 def _mask(exclude, shape, name):
@@ -267,7 +280,7 @@ def _mask(exclude, shape, name):
 
 
 def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, row_offset=0, allow_empty=False,
-                    unjudged=None):
+                    unjudged=None, nan_policy="raise"):
     if unjudged is not None:
         _check_unjudged(unjudged, rel, row_offset)
     if keep is not None:
@@ -276,10 +289,20 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, r
             row = row_offset + int(np.flatnonzero(excluded_relevant)[0])
             raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
                              f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
+    nan = _nan_rows(score, keep, nan_policy, row_offset)
+    if nan is not None:
+        # nan_policy="omit": a NaN score removes its candidate as ``exclude`` does (the union of both).
+        nan_relevant = nan & (rel > 0)
+        if nan_relevant.any():
+            row = row_offset + int(np.flatnonzero(nan_relevant)[0])
+            raise ValueError("`y_score` must not be NaN for a query's own relevant candidate: nan_policy='omit' "
+                             "removes NaN-scored candidates as `exclude` does, and the filtered protocol removes "
+                             f"other known answers only. Got a NaN score for a relevant item at row {row} instead.")
+        keep = ~nan if keep is None else keep & ~nan
+    if keep is not None:
         codes, score, rel = codes[keep], score[keep], rel[keep]
         if unjudged is not None:
             unjudged = unjudged[keep]
-    _check_finite(score, "y_score", " (excluded candidates may hold any value)")
     _check_relevance(rel)
     # Every query has a row, unless all of its candidates were excluded: then drop the query.
     present = np.bincount(codes, minlength=len(uniques)) > 0 if keep is not None else None
@@ -292,7 +315,7 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, r
     if codes.size == 0:
         if allow_empty:
             return None
-        raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
+        raise ValueError(ALL_EXCLUDED)
     data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight, grouped=grouped,
                        unjudged=unjudged)
     if judged is not None:
@@ -308,6 +331,39 @@ def _check_unjudged(unjudged, rel, row_offset):
         raise ValueError("`unjudged` must mark only candidates whose `y_true` is 0 (a relevance grade is a "
                          f"judgement). Got an unjudged candidate with y_true={float(rel[row])!r} at row "
                          f"{row_offset + row} instead.")
+
+
+ALL_EXCLUDED = ("Every candidate was excluded (by `exclude`, or by a NaN score under nan_policy='omit'). Got no "
+                 "candidate left to rank instead.")
+
+
+def has_nan(values):
+    """Whether a float array holds a NaN: its minimum is NaN exactly then (one pass, no temporary)."""
+    return values.dtype.kind == "f" and values.size > 0 and bool(np.isnan(values.min()))
+
+
+def _nan_rows(score, keep, nan_policy, row_offset=0):
+    """The NaN scores of the kept candidates (None if there are none); an error under nan_policy="raise".
+
+    Infinities are ordinary scores (the highest and lowest); excluded candidates may hold any value.
+    """
+    if not has_nan(score):
+        return None
+    nan = np.isnan(score)
+    if keep is not None:
+        nan &= keep
+    if not nan.any():
+        return None
+    if nan_policy != "omit":
+        n_nan = int(nan.sum())
+        row = row_offset + int(np.flatnonzero(nan)[0])
+        raise ValueError(nan_message(f"{n_nan} NaN score{'s' if n_nan > 1 else ''}, the first at row {row}"))
+    return nan
+
+
+def nan_message(got):
+    return ("`y_score` must not hold NaN: NaN does not rank (excluded candidates may hold any value, and "
+            f"nan_policy='omit' removes NaN-scored candidates as `exclude` does). Got {got} instead.")
 
 
 def _judged(judged, uniques):
@@ -344,6 +400,7 @@ class RelevanceMatrix:
     exclude: np.ndarray | None
     weight: np.ndarray | None
     unjudged: np.ndarray | None = None
+    nan_policy: str = "raise"
 
     @property
     def n_queries(self):
@@ -365,10 +422,10 @@ class RelevanceMatrix:
         return _finish_grouped(codes, self.score[lo:hi].reshape(-1).astype(np.float64, copy=False),
                                self.rel[lo:hi].reshape(-1).astype(np.float64, copy=False),
                                np.arange(lo, hi), weight, keep, None, True, row_offset=lo * n_candidates,
-                               allow_empty=True, unjudged=unjudged)
+                               allow_empty=True, unjudged=unjudged, nan_policy=self.nan_policy)
 
 
-def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=None):
+def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=None, nan_policy="raise"):
     rel = _as_numeric(true_arr, "y_true")
     if rel.shape != score.shape:
         raise ValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
@@ -384,16 +441,17 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=
         raise ValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
                          "Got it with the relevance-matrix layout instead.")
     unjudged_mask = None if unjudged is None else _mask(unjudged, score.shape, "unjudged")
-    matrix = RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight, unjudged=unjudged_mask)
+    matrix = RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight, unjudged=unjudged_mask,
+                             nan_policy=nan_policy)
     if score.size <= MATRIX_CHUNK:
         data = matrix.grouped(0, n_queries)
         if data is None:
-            raise ValueError("Every candidate was excluded. Got no candidate left to rank instead.")
+            raise ValueError(ALL_EXCLUDED)
         return data
     return matrix
 
 
-def _label_index(true_arr, score, exclude, labels, sample_weight):
+def _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy):
     n_queries, n_candidates = score.shape
     if true_arr.shape[0] != n_queries:
         raise ValueError(f"`y_true` must hold one target per row of `y_score` ({n_queries}). "
@@ -448,10 +506,16 @@ def _label_index(true_arr, score, exclude, labels, sample_weight):
                              f"{np.flatnonzero(own)[:5].tolist()} instead.")
     if score.dtype.kind != "f":
         score = score.astype(np.float64)
-    own_scores = score[rows, target]
-    if not np.isfinite(own_scores).all():
-        raise ValueError("`y_score` must be finite. Got a NaN or infinite score for a true candidate instead.")
-    return LabelIndexData(score=score, target=target, exclude=exclude, qid=np.arange(n_queries), weight=weight)
+    own_nan = np.isnan(score[rows, target]) if score.dtype.kind == "f" else None
+    if own_nan is not None and own_nan.any():
+        if nan_policy != "omit":
+            raise ValueError(nan_message(f"a NaN score for the true candidate of rows "
+                                         f"{np.flatnonzero(own_nan)[:5].tolist()}"))
+        raise ValueError("`y_score` must not be NaN for a query's own true candidate: nan_policy='omit' removes "
+                         "NaN-scored candidates as `exclude` does, and a query's own target cannot be removed. Got "
+                         f"a NaN true score in rows {np.flatnonzero(own_nan)[:5].tolist()} instead.")
+    return LabelIndexData(score=score, target=target, exclude=exclude, qid=np.arange(n_queries), weight=weight,
+                          nan_policy=nan_policy)
 
 
 def check_relevance_level(relevance_level):

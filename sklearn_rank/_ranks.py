@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._inputs import GroupedData
+from ._inputs import GroupedData, nan_message
 
 # Entries of the score matrix processed at once in the label-index layout, whole rows: the
 # chunk (512 KiB of float32 scores) and its flag buffers stay in a 2 MiB CPU cache between the
@@ -173,13 +173,16 @@ def _sort_padded(query, key, n_queries, counts, width, kind, descending, grouped
         return within.reshape(-1)
     q = query if perm is None else query[perm]
     k = key if perm is None else key[perm]
-    # Keys are finite: the padding sorts last.
-    matrix = np.full((n_queries, width), -np.inf if descending else np.inf)
+    # Keys are never NaN (infinities are ordinary keys): NaN padding sorts after every key, a
+    # descending order reads the rows backwards and takes the last ``counts`` entries of each.
+    matrix = np.full((n_queries, width), np.nan)
     matrix[q, np.arange(n) - qstart[q, 0]] = k
     within = np.argsort(matrix, axis=1, kind=kind)
     if descending:
         within = within[:, ::-1]
-    flat = (within + qstart)[np.arange(width) < counts[:, None]]
+        flat = (within + qstart)[np.arange(width) >= width - counts[:, None]]
+    else:
+        flat = (within + qstart)[np.arange(width) < counts[:, None]]
     return flat if perm is None else perm[flat]
 
 
@@ -539,22 +542,27 @@ class LabelIndexStructure:
         counter = _RowCounter(min(step, n_q), n_c, keep=dense, flag_sets=2)
         pair = np.stack([counter.accumulator(n_q), counter.accumulator(n_q)])
         counts = [pair[0], pair[1]] + ([counter.accumulator(n_q)] if dense else [])
-        # A finite row sum proves the row's scores finite (NaN and infinities propagate); checked
-        # at the end. BLAS sums a chunk of rows in one pass (a matrix-vector product with ones),
-        # faster than a maximum and a minimum; a sum that overflows only sends its row to the
-        # exact check.
+        # A finite row sum proves the row free of NaN (NaN propagates); checked at the end. BLAS
+        # sums a chunk of rows in one pass (a matrix-vector product with ones), faster than a
+        # maximum and a minimum. A sum that is not finite only sends its row to the exact check:
+        # it overflowed, or the row holds an infinity (an ordinary score), or +inf and -inf (NaN).
         row_sums = np.empty(n_q, dtype=score.dtype) if score.dtype.kind == "f" else None  # integers are finite
         self.equal_before = np.zeros(n_q, dtype=np.int64)
         with np.errstate(over="ignore", invalid="ignore"):
             self._count_chunks(score, true_scores, target, exclude if dense else None, step, counter, pair,
                                counts, row_sums)
+        nan_rows = nan_counts = None
         if row_sums is not None:
-            self._check_finite(score, row_sums, exclude, step)
+            nan_rows, nan_counts = self._find_nan(score, row_sums, exclude, step, data.nan_policy)
         self.greater = counter.totals(counts[0])
         self.equal = counter.totals(counts[1]) - 1  # the true candidate ties with itself
         self.n_candidates = counter.totals(counts[2]) if dense else np.full(n_q, n_c, dtype=np.int64)
         if sparse:
             self._subtract_excluded(score, true_scores, target, exclude)
+        if nan_rows is not None:
+            # nan_policy="omit": a NaN compares neither above nor level with the true score, so only
+            # the candidate counts lose the NaN-scored candidates that no mask removed already.
+            self.n_candidates[nan_rows] -= nan_counts
 
     def _count_chunks(self, score, true_scores, target, mask, step, counter, pair, counts, row_sums):
         """Candidates above, level with, and level with but before the true one, chunk by chunk;
@@ -632,24 +640,36 @@ class LabelIndexStructure:
         self.n_candidates -= np.diff(exclude.indptr)
 
     @staticmethod
-    def _check_finite(score, row_sums, exclude, step):
-        """Raise unless every score that is not excluded is finite (excluded ones may be anything)."""
+    def _find_nan(score, row_sums, exclude, step, nan_policy):
+        """The rows with NaN scores that no mask excludes, and how many each holds (None, None if none).
+
+        Under nan_policy="raise" such a score is an error naming the first row; excluded
+        candidates may hold any value, and infinities are ordinary scores.
+        """
         sparse = exclude is not None and hasattr(exclude, "indptr")
         # Only the rows whose sums are not finite are looked at closely (``step`` rows at a time:
-        # excluded entries written as NaN or -inf in every row are common), the first bad one named.
+        # excluded entries written as NaN or -inf in every row are common).
         suspects = np.flatnonzero(~np.isfinite(row_sums))
+        found_rows, found_counts = [], []
         for start in range(0, suspects.size, step):
             rows = suspects[start:start + step]
-            bad = ~np.isfinite(score[rows])
+            bad = np.isnan(score[rows])
             if sparse:
                 part = exclude[rows]
                 bad[np.repeat(np.arange(rows.size), np.diff(part.indptr)), part.indices] = False
             elif exclude is not None:
                 bad &= ~exclude[rows]
-            if bad.any():
-                row = int(rows[np.flatnonzero(bad.any(axis=1))[0]])
-                raise ValueError("`y_score` must be finite (excluded candidates may hold any value). "
-                                 f"Got a NaN or infinite score in row {row} instead.")
+            per_row = bad.sum(axis=1)
+            if not per_row.any():
+                continue
+            if nan_policy != "omit":
+                row = int(rows[np.flatnonzero(per_row)[0]])
+                raise ValueError(nan_message(f"a NaN score in row {row}"))
+            found_rows.append(rows[per_row > 0])
+            found_counts.append(per_row[per_row > 0])
+        if not found_rows:
+            return None, None
+        return np.concatenate(found_rows), np.concatenate(found_counts)
 
     def query_stats(self):
         n_q = self.data.n_queries

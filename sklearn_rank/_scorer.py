@@ -25,7 +25,7 @@ from sklearn.utils.metadata_routing import UNCHANGED
 
 from ._engine import evaluate as engine_evaluate
 from ._conventions import Default, check_convention
-from ._inputs import (AP_DENOMINATORS, GAINS, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
+from ._inputs import (AP_DENOMINATORS, GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
                       check_relevance_level)
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import FINAL_ESTIMATOR, ScorerRequester, safe_indexing
@@ -33,9 +33,10 @@ from ._sklearn_compat import FINAL_ESTIMATOR, ScorerRequester, safe_indexing
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers", "make_multimetric_scorer"]
 
 # Options of the engine that describe how a metric is computed (not the data).
-METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "convention")
+METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "nan_policy",
+                 "convention")
 _METRIC_DEFAULTS = {"ties": "expected", "gain": "linear", "relevance_level": None, "no_relevant": "skip",
-                    "targets": "first", "ap_denominator": "relevant", "convention": None}
+                    "targets": "first", "ap_denominator": "relevant", "nan_policy": "raise", "convention": None}
 _NO_DEFAULT = object()  # an option without an entry in _METRIC_DEFAULTS is always kept
 
 
@@ -52,7 +53,7 @@ def check_metric_params(params):
                         f"Got {unknown[0]!r} instead.")
     checked = dict(params)
     for name, allowed in (("ties", TIE_POLICIES), ("gain", GAINS), ("no_relevant", NO_RELEVANT),
-                          ("targets", TARGETS), ("ap_denominator", AP_DENOMINATORS)):
+                          ("targets", TARGETS), ("ap_denominator", AP_DENOMINATORS), ("nan_policy", NAN_POLICIES)):
         if name in checked:
             check_option(checked[name], name, allowed)
     if "convention" in checked:
@@ -608,8 +609,8 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
         Cut-off, the same as writing ``metric@k``.
     **params
         Engine options: ``ties``, ``gain``, ``relevance_level``,
-        ``no_relevant``, ``targets``, ``ap_denominator`` and ``convention``
-        (a peer's preset, see :func:`sklearn_rank.evaluate`).
+        ``no_relevant``, ``targets``, ``ap_denominator``, ``nan_policy`` and
+        ``convention`` (a peer's preset, see :func:`sklearn_rank.evaluate`).
 
     Returns
     -------

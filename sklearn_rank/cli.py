@@ -21,8 +21,8 @@ import warnings
 
 import numpy as np
 
-from ._conventions import CONVENTIONS, Default
-from ._inputs import GAINS, TIE_POLICIES
+from ._conventions import CONVENTIONS, Default, resolve as resolve_convention
+from ._inputs import GAINS, NAN_POLICIES, TIE_POLICIES
 from .io import TrecFormatError, evaluate_trec, read_qrels, read_run
 from .io._tables import Table, TableFormatError, check_values, read_table  # noqa: F401 (Table, check_values)
 from .metrics import evaluate
@@ -213,8 +213,13 @@ def _gain(args):
     return args.gain or Default("linear")
 
 
+def _nan_policy(args):
+    """--nan-policy, else the --convention preset's (the table reader needs it before the engine)."""
+    return resolve_convention(args.convention, {"nan_policy": args.nan_policy or Default("raise")})[0]["nan_policy"]
+
+
 _TABLE_OPTIONS = (("--qid", "qid_col"), ("--score", "score_col"), ("--label", "label_col"),
-                  ("--exclude-col", "exclude_col"))
+                  ("--exclude-col", "exclude_col"), ("--nan-policy", "nan_policy"))
 
 
 def _table_options(parser):
@@ -222,6 +227,9 @@ def _table_options(parser):
     parser.add_argument("--score", dest="score_col", help="score column (tables)")
     parser.add_argument("--label", dest="label_col", help="relevance column (tables)")
     parser.add_argument("--exclude-col", help="column of true/false flags: candidates removed before ranking (tables)")
+    parser.add_argument("--nan-policy", choices=NAN_POLICIES, default=None,
+                        help="NaN scores: an error (raise, the default), or rows removed as --exclude-col removes "
+                             "them (omit); inf and -inf are ordinary scores (tables)")
 
 
 def _refuse_table_options(args, inputs):
@@ -249,7 +257,7 @@ def _read_table_inputs(args, path, group=None):
         raise UsageError(f"evaluating a table needs {', '.join(missing)} (the column names).")
     progress = Progress(f"reading {os.path.basename(os.fspath(path))}")
     table = read_table(path, qid=args.qid_col, score=args.score_col, label=args.label_col, exclude=args.exclude_col,
-                       group=group, progress=progress.update)
+                       group=group, progress=progress.update, nan_policy=_nan_policy(args))
     progress.close()
     return table
 
@@ -283,7 +291,7 @@ def _run_evaluate(args):
         report = evaluate(table.label, table.score, qid=table.qid, metrics=args.metrics, ties=ties,
                           exclude=table.exclude, relevance_level=args.relevance_level, gain=_gain(args),
                           no_relevant="zero" if args.missing == "zero" else Default("skip"),
-                          convention=args.convention)
+                          nan_policy=_nan_policy(args), convention=args.convention)
         report = _with_query_ids(report, table.qid_values)
     else:
         raise UsageError("evaluate takes QRELS RUN (TREC files) or one TABLE. Got "
@@ -312,7 +320,8 @@ def _run_compare(args):
         for name, rows in table.groups():
             report = evaluate(table.label[rows], table.score[rows], qid=table.qid[rows], metrics=[metric],
                               exclude=None if table.exclude is None else table.exclude[rows], ties=ties,
-                              relevance_level=args.relevance_level, gain=_gain(args), convention=args.convention)
+                              relevance_level=args.relevance_level, gain=_gain(args), nan_policy=_nan_policy(args),
+                              convention=args.convention)
             reports[str(name)] = _with_query_ids(report, table.qid_values)
     else:
         if len(args.inputs) < 3:

@@ -17,7 +17,7 @@ from ._registry import base_spec, with_k
 
 # Option defaults a ``convention=`` preset may replace (an explicitly written value wins).
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
-                     ap_denominator="relevant")
+                     ap_denominator="relevant", nan_policy="raise")
 
 __all__ = [
     "evaluate", "evaluate_ranks", "compute_ranks", "positive_vs_negatives",
@@ -71,6 +71,18 @@ convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm"
     A peer's conventions: sets every option (``ties``, ``gain``,
     ``no_relevant``, ...) needed to reproduce that peer's numbers, except
     the options written explicitly in the call. See :doc:`/conventions`.""",
+    "nan_policy": """
+nan_policy : {"raise", "omit"}, default="raise"
+    What a NaN score means. ``"raise"``: an error (unless the candidate is
+    excluded). ``"omit"``: the candidate is removed exactly as ``exclude``
+    would remove it (PyKEEN's filtered setting writes NaN over the scores
+    of the known answers to filter): the query's candidate count
+    :math:`N_i` shrinks, and together with ``exclude`` the union of both
+    is removed. A NaN score on a query's own target (or on a relevant
+    item) is an error either way, as excluding it is. ``+inf`` and
+    ``-inf`` are ordinary scores, the highest and the lowest, under both
+    policies (two ``+inf`` tie): ``-inf`` does not filter a candidate, it
+    ranks it last and keeps it in :math:`N_i`.""",
     "sample_weight": """
 sample_weight : array-like, default=None
     One weight per query (grouped layout: per row, constant within a query).""",
@@ -194,7 +206,7 @@ def _document_parameters(func):
 def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties=_D["ties"], exclude=None,
              labels=None, relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             convention=None, unjudged=None):
+             nan_policy=_D["nan_policy"], convention=None, unjudged=None):
     """Compute several ranking metrics from one rank computation.
 
     Parameters
@@ -237,12 +249,13 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
     return _engine.evaluate(y_true, y_score, metrics=metrics, qid=qid, ties=ties, exclude=exclude, labels=labels,
                             relevance_level=relevance_level, gain=gain, no_relevant=no_relevant,
                             sample_weight=sample_weight, targets=targets, judged=judged, missing=missing,
-                            ap_denominator=ap_denominator, convention=convention, unjudged=unjudged)
+                            ap_denominator=ap_denominator, nan_policy=nan_policy, convention=convention,
+                            unjudged=unjudged)
 
 
 @_document_parameters
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
-                  targets=_D["targets"], convention=None):
+                  targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None):
     """Compute the ranks of the targets under every tie policy at once.
 
     Parameters
@@ -270,7 +283,8 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
     array([4, 4])
     """
     return _engine.compute_ranks(y_true, y_score, qid=qid, exclude=exclude, labels=labels,
-                                 relevance_level=relevance_level, targets=targets, convention=convention)
+                                 relevance_level=relevance_level, targets=targets,
+                                 nan_policy=nan_policy, convention=convention)
 
 
 @_document_parameters
@@ -373,7 +387,7 @@ def _single(name, y_true, y_score, k, kwargs):
 @_document_parameters
 def mean_reciprocal_rank(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None,
                          relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, targets=_D["targets"],
-                         judged=None, convention=None):
+                         judged=None, nan_policy=_D["nan_policy"], convention=None):
     """Mean reciprocal rank of the first relevant item (or of every target with ``targets="all"``).
 
     Parameters
@@ -399,13 +413,14 @@ def mean_reciprocal_rank(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], 
     """
     return _single("mrr", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged, convention=convention))
+        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged,
+        nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None,
                            relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                           ap_denominator=_D["ap_denominator"], convention=None):
+                           ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"], convention=None):
     """Mean average precision; with ``k``, trec_eval's ``map_cut`` (denominator: all relevant items).
 
     Parameters
@@ -430,12 +445,13 @@ def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"]
     return _single("map", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, ap_denominator=ap_denominator,
-        convention=convention))
+        nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
-               no_relevant=_D["no_relevant"], sample_weight=None, judged=None, convention=None):
+               no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
+               nan_policy=_D["nan_policy"], convention=None):
     """Normalized discounted cumulative gain (scikit-learn's value on scikit-learn's input).
 
     Parameters
@@ -460,12 +476,13 @@ def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=No
     """
     return _single("ndcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged, convention=convention))
+        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
-              no_relevant=_D["no_relevant"], sample_weight=None, judged=None, convention=None):
+              no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
+              nan_policy=_D["nan_policy"], convention=None):
     """Discounted cumulative gain with the ``log2(1 + position)`` discount.
 
     Parameters
@@ -489,13 +506,13 @@ def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=Non
     """
     return _single("dcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged, convention=convention))
+        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
               no_relevant=_D["no_relevant"], sample_weight=None, targets=_D["targets"], judged=None,
-              convention=None):
+              nan_policy=_D["nan_policy"], convention=None):
     """Fraction of queries (or targets) with a relevant item in the top ``k`` (hits@k, success@k).
 
     Parameters
@@ -517,13 +534,14 @@ def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, la
     """
     return _single("hits", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged, convention=convention))
+        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged,
+        nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
                    relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                   convention=None):
+                   nan_policy=_D["nan_policy"], convention=None):
     """Precision at ``k``: relevant items in the top ``k``, divided by ``k`` (even for shorter lists).
 
     Parameters
@@ -544,13 +562,14 @@ def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=Non
     """
     return _single("p", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, convention=convention))
+        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
+        nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
                 relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                   convention=None):
+                   nan_policy=_D["nan_policy"], convention=None):
     """Recall at ``k``: relevant items in the top ``k`` divided by the number of relevant items.
 
     Parameters
@@ -571,12 +590,14 @@ def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, 
     """
     return _single("r", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, convention=convention))
+        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
+        nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def r_precision(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
-                no_relevant=_D["no_relevant"], sample_weight=None, judged=None, convention=None):
+                no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
+                nan_policy=_D["nan_policy"], convention=None):
     """R-precision: precision at ``R``, the number of relevant items of the query.
 
     Parameters
@@ -595,12 +616,13 @@ def r_precision(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, lab
     """
     return _single("rprec", y_true, y_score, None, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, convention=convention))
+        no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
+        nan_policy=nan_policy, convention=convention))
 
 
 @_document_parameters
 def mean_rank(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
-              sample_weight=None, targets=_D["targets"], convention=None):
+              sample_weight=None, targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None):
     """Mean rank of the targets (lower is better).
 
     Parameters
@@ -622,5 +644,5 @@ def mean_rank(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, label
     """
     return _single("mr", y_true, y_score, None, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        sample_weight=sample_weight, targets=targets, convention=convention))
+        sample_weight=sample_weight, targets=targets, nan_policy=nan_policy, convention=convention))
 

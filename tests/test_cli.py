@@ -438,9 +438,9 @@ def test_csv_field_longer_than_the_csv_module_limit(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("body, fragments", [
-    # item 14: NaN / inf score, NaN / negative label, an exclude flag on a relevant row
-    ("u1,0.5,1,0\nu1,nan,0,0\n", ["t.csv:3", "'s'", "--score", "nan"]),
-    ("u1,0.5,1,0\nu1,-inf,0,0\n", ["t.csv:3", "'s'", "finite", "-inf"]),
+    # item 14: NaN score, NaN / negative label, an exclude flag on a relevant row (inf is a score)
+    ("u1,0.5,1,0\nu1,nan,0,0\n", ["t.csv:3", "'s'", "--score", "nan", "--nan-policy omit"]),
+    ("u1,0.5,1,0\nu1,1e999,0,0\n", ["t.csv:3", "'s'", "float64 range", "'1e999'"]),
     ("u1,0.5,1,0\nu1,0.2,NaN,0\n", ["t.csv:3", "'y'", "--label", "nan"]),
     ("u1,0.5,1,0\nu1,0.2,-1,0\n", ["t.csv:3", "'y'", "non-negative", "-1.0"]),
     ("u1,0.5,1,0\nu1,0.2,1,true\n", ["t.csv:3", "'excl'", "--exclude-col", "relevant"]),
@@ -463,8 +463,8 @@ def test_bad_table_values_name_file_line_and_column(tmp_path, capsys, body, frag
 
 def test_bad_table_values_through_a_process(tmp_path):
     table = tmp_path / "t.csv"
-    table.write_text("q,s,y\nu1,0.5,1\nu1,inf,0\n")
-    _expect_error(run_module("evaluate", table, *TABLE_ARGS), "t.csv:3", "'s'", "inf")
+    table.write_text("q,s,y\nu1,0.5,1\nu1,nan,0\n")
+    _expect_error(run_module("evaluate", table, *TABLE_ARGS), "t.csv:3", "'s'", "nan")
     # item 14: bytes that are not UTF-8
     table.write_bytes(b"q,s,y\nu1,0.5,1\nu\xe9,0.2,0\n")
     _expect_error(run_module("evaluate", table, *TABLE_ARGS), "t.csv:3", "UTF-8", "\\xe9")
@@ -495,7 +495,7 @@ def _parquet(path, **columns):
     (dict(q=["a", "a", "b"], s=[[0.5], [0.1], [0.2]], y=[1, 0, 1]), ["'s'", "list"]),
     (dict(q=[{"id": 1}, {"id": 1}, {"id": 2}], s=[0.5, 0.1, 0.2], y=[1, 0, 1]), ["'q'", "struct"]),
     (dict(q=["a", "a", "b"], s=["0.5", "0.1", "0.2"], y=[1, 0, 1]), ["'s'", "numbers", "string"]),
-    (dict(q=["a", "a", "b"], s=[0.5, float("nan"), 0.2], y=[1, 0, 1]), ["row 2", "'s'", "finite"]),
+    (dict(q=["a", "a", "b"], s=[0.5, float("nan"), 0.2], y=[1, 0, 1]), ["row 2", "'s'", "NaN"]),
     (dict(q=["a", "a", "b"], s=[0.5, 0.1, 0.2], y=[1, -2, 1]), ["row 2", "'y'", "non-negative"]),
 ])
 def test_bad_parquet_values_name_file_row_and_column(tmp_path, capsys, columns, fragments):

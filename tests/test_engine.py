@@ -91,8 +91,8 @@ def test_huge_finite_scores_are_not_mistaken_for_infinite():
     ranks = compute_ranks([0, 1, 2], scores)
     np.testing.assert_array_equal(ranks.optimistic, [1, 2, 2])
     np.testing.assert_array_equal(ranks.pessimistic, [1, 4, 4])
-    scores[1, 2] = np.inf
-    with pytest.raises(ValueError, match="`y_score` must be finite.*row 1"):
+    scores[1, 2] = np.nan
+    with pytest.raises(ValueError, match="`y_score` must not hold NaN.*row 1"):
         compute_ranks([0, 1, 2], scores)
 
 
@@ -297,9 +297,9 @@ def test_row_counter_counts_match_a_plain_sum(n_columns):
 
 @pytest.mark.parametrize("exclude_kind", ["none", "dense", "sparse"])
 def test_label_index_non_finite_scores(monkeypatch, exclude_kind):
-    # Each chunk's maximum and minimum flag the chunks to look at (NaN, +inf, and -inf, which
-    # only the minimum sees); the error names the first row with a non-finite score that is
-    # not excluded, in whichever chunk it lies. Excluded cells may hold anything.
+    # Row sums that are not finite flag the rows to look at (NaN, and infinities, which are
+    # ordinary scores); the error names the first row with a NaN score that is not excluded, in
+    # whichever chunk it lies. Excluded cells may hold anything.
     monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 40)  # 4 rows of 10 per chunk
     rng = np.random.default_rng(23)
     scores = rng.random((13, 10))
@@ -310,23 +310,27 @@ def test_label_index_non_finite_scores(monkeypatch, exclude_kind):
         scores[row, 9] = value  # excluded, except without a mask
     exclude = {"none": None, "dense": mask, "sparse": sp.csr_matrix(mask)}[exclude_kind]
     if exclude is None:
-        with pytest.raises(ValueError, match="must be finite.*row 2 instead"):
+        with pytest.raises(ValueError, match="must not hold NaN.*row 2 instead"):
             compute_ranks(target, scores)
         return
     ranks = compute_ranks(target, scores, exclude=exclude)
     kept = np.where(mask, -np.inf, scores)
     np.testing.assert_array_equal(ranks.pessimistic, 1 + (kept > scores[:, :1]).sum(axis=1))
     np.testing.assert_array_equal(ranks.num_candidates, 10 - mask.sum(axis=1))
-    for row, value in ((9, -np.inf), (6, np.nan), (8, np.inf)):
+    for row, value in ((9, np.nan), (6, np.nan), (8, np.nan), (3, np.inf), (4, -np.inf)):
         scores[row, 4] = value  # not excluded
-    with pytest.raises(ValueError, match="must be finite.*row 6 instead"):
+    with pytest.raises(ValueError, match="must not hold NaN.*row 6 instead"):
         compute_ranks(target, scores, exclude=exclude)
     scores[6, 4] = 0.5
-    with pytest.raises(ValueError, match="must be finite.*row 8 instead"):
+    with pytest.raises(ValueError, match="must not hold NaN.*row 8 instead"):
         compute_ranks(target, scores, exclude=exclude)
     scores[8, 4] = 0.5
-    with pytest.raises(ValueError, match="must be finite.*row 9 instead"):
+    with pytest.raises(ValueError, match="must not hold NaN.*row 9 instead"):
         compute_ranks(target, scores, exclude=exclude)
+    scores[9, 4] = 0.5  # the infinities left are ordinary scores
+    kept = np.where(mask, -np.inf, scores)
+    np.testing.assert_array_equal(compute_ranks(target, scores, exclude=exclude).pessimistic,
+                                  1 + (kept > scores[:, :1]).sum(axis=1))
 
 
 def _first_true_loop(mask, seg, n):
@@ -368,6 +372,6 @@ def test_label_index_huge_finite_scores_whose_row_sums_overflow(dtype):
     scores[2, 9] = np.nan  # excluded: any value
     ranks = compute_ranks([5, 5, 5], scores, exclude=exclude)
     np.testing.assert_array_equal(ranks.optimistic, [40.0, 39.0, 39.0])
-    scores[0, 11] = np.inf  # not excluded: refused, naming the row
+    scores[0, 11] = np.nan  # not excluded: refused, naming the row
     with pytest.raises(ValueError, match="row 0"):
         compute_ranks([5, 5, 5], scores, exclude=exclude)

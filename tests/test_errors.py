@@ -47,15 +47,15 @@ OUT_OF_RANGE = r"range|bound|column|index|candidates|between"
 
 # (id, call, regexes that must all occur in the message, case-insensitively)
 CASES = [
-    # non-finite scores
+    # NaN scores (infinities are ordinary scores: tests/test_nan_policy.py)
     ("nan-score-grouped",
      lambda: skr.mean_reciprocal_rank(Y_GROUPED, _with(S_GROUPED, 2, np.nan), qid=QID),
      ["y_score", NOT_FINITE]),
-    ("inf-score-matrix",
-     lambda: skr.ndcg_score(Y_MATRIX, _with(S_MATRIX, (1, 1), np.inf)),
+    ("nan-score-matrix",
+     lambda: skr.ndcg_score(Y_MATRIX, _with(S_MATRIX, (1, 1), np.nan)),
      ["y_score", NOT_FINITE]),
-    ("minus-inf-score-label-index",
-     lambda: skr.hits_at_k(Y_INDEX, _with(S_INDEX, (0, 2), -np.inf), k=1),
+    ("nan-score-label-index",
+     lambda: skr.hits_at_k(Y_INDEX, _with(S_INDEX, (0, 2), np.nan), k=1),
      ["y_score", NOT_FINITE]),
     ("nan-score-evaluate",
      lambda: skr.evaluate(Y_MATRIX, _with(S_MATRIX, (0, 0), np.nan), metrics=["mr"]),

@@ -65,7 +65,7 @@ def test_wide_integer_score_matrix_label_index():
 
 def test_long_double_nan_still_refused():
     scores = np.array([1.0, np.nan, 2.0], dtype=np.longdouble)
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="must not hold NaN"):
         evaluate([0, 1, 0], scores)
 
 

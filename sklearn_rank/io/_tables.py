@@ -62,12 +62,16 @@ class _Codes:
         return codes, sorted_values
 
 
-def read_table(path, *, qid, score, label, exclude=None, group=None, progress=None):
+def read_table(path, *, qid, score, label, exclude=None, group=None, progress=None, nan_policy="raise"):
     """Read and check the columns of a CSV/TSV (or Parquet) table.
 
     Every bad value is reported with the file, the line (CSV) or row (Parquet)
-    and the column: scores must be numbers, finite unless the row is excluded;
-    labels finite and non-negative; an excluded row must not be relevant.
+    and the column: scores must be numbers, not NaN unless the row is excluded
+    (or ``nan_policy="omit"``, then not NaN on a relevant row); labels finite
+    and non-negative; an excluded row must not be relevant. Infinite scores
+    (``inf``, ``-inf``, ``Infinity`` in a CSV file, as Python and NumPy read
+    them) are ordinary scores; a number too large for float64 (``1e999``) is
+    refused, as it would read as infinite.
 
     Parameters
     ----------
@@ -84,6 +88,8 @@ def read_table(path, *, qid, score, label, exclude=None, group=None, progress=No
     progress : callable, default=None
         Called now and then as ``progress(bytes_read, file_size)`` while a
         CSV file is read.
+    nan_policy : {"raise", "omit"}, default="raise"
+        NaN scores: an error, or rows to remove before ranking (``--nan-policy``).
 
     Returns
     -------
@@ -98,8 +104,8 @@ def read_table(path, *, qid, score, label, exclude=None, group=None, progress=No
     path = os.fspath(path)
     names = {"--qid": qid, "--score": score, "--label": label, "--exclude-col": exclude, "--group": group}
     if path.endswith((".parquet", ".pq")):
-        return _read_parquet(path, names)
-    return _read_csv(path, names, progress)
+        return _read_parquet(path, names, nan_policy)
+    return _read_csv(path, names, progress, nan_policy)
 
 
 def _column_index(location, header, names, what="header"):
@@ -159,7 +165,7 @@ def _decode_error_line(path):
     return None
 
 
-def _read_csv(path, names, progress):
+def _read_csv(path, names, progress, nan_policy):
     delimiter = "\t" if path.endswith((".tsv", ".tab")) else ","
     try:
         handle = open(path, newline="", encoding="utf-8-sig")  # -sig: a byte-order mark is not a character
@@ -174,7 +180,7 @@ def _read_csv(path, names, progress):
     try:
         with handle:
             reader = csv.reader(handle if regular else _csv_lines(handle, path, limit), delimiter=delimiter)
-            return _read_csv_rows(reader, path, names, handle, size, progress)
+            return _read_csv_rows(reader, path, names, handle, size, progress, nan_policy)
     except UnicodeDecodeError:
         found = _decode_error_line(path) if regular else None
         if found is None:
@@ -190,7 +196,7 @@ def _read_csv(path, names, progress):
         csv.field_size_limit(previous_limit)
 
 
-def _read_csv_rows(reader, path, names, handle, size, progress):
+def _read_csv_rows(reader, path, names, handle, size, progress, nan_policy):
     header = next(reader, None)
     if header is None:
         raise TableFormatError(f"{path}:1: the table is empty. Got no header line instead.")
@@ -199,7 +205,7 @@ def _read_csv_rows(reader, path, names, handle, size, progress):
     qid_at, score_at, label_at = index["--qid"], index["--score"], index["--label"]
     exclude_at, group_at = index.get("--exclude-col"), index.get("--group")
     qid, group = _Codes(), _Codes() if group_at is not None else None
-    columns = _NumberColumns(path, names)
+    columns = _NumberColumns(path, names, nan_policy)
     scores, labels, flags, lines = [], [], [], []
     qid_index, qid_codes = qid.index, qid.codes
     last_line = reader.line_num
@@ -260,7 +266,7 @@ def _parse_numbers(cells, where, name, *, integers=False):
         except (ValueError, OverflowError):
             pass
     try:
-        return np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
+        values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     except ValueError:
         for i, cell in enumerate(cells):
             try:
@@ -269,6 +275,14 @@ def _parse_numbers(cells, where, name, *, integers=False):
                 raise TableFormatError(f"{where(i)}: column {name} must hold numbers. Got {_short(cell)} instead.") \
                     from None
         raise  # pragma: no cover - float() failed on the whole but on no single cell
+    infinite = np.isinf(values)
+    if infinite.any():
+        # "inf", "-Infinity", ... are infinite scores; "1e999" is a number float64 cannot hold.
+        for i in np.flatnonzero(infinite):
+            if cells[i].strip().lstrip("+-").lower() not in ("inf", "infinity"):
+                raise TableFormatError(f"{where(i)}: column {name} must hold numbers within the float64 range "
+                                       f"(write inf or -inf for an infinite value). Got {_short(cells[i])} instead.")
+    return values
 
 
 def _parse_flags(cells, where, name):
@@ -287,8 +301,8 @@ def _described(names, flag):
 class _NumberColumns:
     """Scores, labels and exclude flags of a CSV, converted and checked a chunk of rows at a time."""
 
-    def __init__(self, path, names):
-        self.path, self.names = path, names
+    def __init__(self, path, names, nan_policy="raise"):
+        self.path, self.names, self.nan_policy = path, names, nan_policy
         self.scores, self.labels, self.flags = [], [], []
         self.integer_scores = True
 
@@ -302,7 +316,7 @@ class _NumberColumns:
             self.integer_scores = False
         label = _parse_numbers(labels, where, _described(names, "--label"))
         exclude = _parse_flags(flags, where, _described(names, "--exclude-col")) if flags is not None else None
-        check_values(score, label, exclude, names, where)
+        check_values(score, label, exclude, names, where, self.nan_policy)
         self.scores.append(score)
         self.labels.append(label)
         if exclude is not None:
@@ -318,16 +332,24 @@ class _NumberColumns:
         return score, label, exclude
 
 
-def check_values(score, label, exclude, names, where):
+def check_values(score, label, exclude, names, where, nan_policy="raise"):
     """Refuse, with ``where(row)`` (file and line or row), what the engine would refuse without a location."""
     problems = []
     keep = None if exclude is None else ~exclude
     if score.dtype.kind == "f":
-        bad = ~np.isfinite(score) if keep is None else keep & ~np.isfinite(score)
-        if bad.any():
+        bad = np.isnan(score) if keep is None else keep & np.isnan(score)
+        if nan_policy == "omit":
+            bad &= label > 0
+            if bad.any():
+                i = int(np.argmax(bad))
+                problems.append((i, f"column {_described(names, '--score')} must not be NaN on a relevant row "
+                                    "(--nan-policy omit removes NaN-scored rows, and the filtered protocol removes "
+                                    f"other known answers only). Got nan with relevance {label[i].item()!r} "
+                                    "instead."))
+        elif bad.any():
             i = int(np.argmax(bad))
-            problems.append((i, f"column {_described(names, '--score')} must hold finite numbers (NaN and "
-                                f"infinity do not rank). Got {score[i].item()!r} instead."))
+            problems.append((i, f"column {_described(names, '--score')} must hold numbers, not NaN (NaN does not "
+                                "rank; --nan-policy omit removes NaN-scored rows). Got nan instead."))
     bad = ~np.isfinite(label)
     if bad.any():
         i = int(np.argmax(bad))
@@ -350,7 +372,7 @@ def check_values(score, label, exclude, names, where):
         raise TableFormatError(f"{where(i)}: {message}")
 
 
-def _read_parquet(path, names):
+def _read_parquet(path, names, nan_policy):
     try:
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -448,5 +470,5 @@ def _read_parquet(path, names):
         else:
             exclude = _parse_flags(data.cast(pa.string()).to_pylist(), where, _described(names, "--exclude-col"))
     group, group_values = identifiers("--group") if names["--group"] is not None else (None, None)
-    check_values(score, label, exclude, names, where)
+    check_values(score, label, exclude, names, where, nan_policy)
     return Table(qid, qid_values, score, label, exclude, group, group_values)
