@@ -553,7 +553,7 @@ class LabelIndexStructure:
                                counts, row_sums)
         nan_rows = nan_counts = None
         if row_sums is not None:
-            nan_rows, nan_counts = self._find_nan(score, row_sums, exclude, step, data.nan_policy)
+            nan_rows, nan_counts = self._find_nan(score, row_sums, exclude, step, data.nan_policy, counter)
         self.greater = counter.totals(counts[0])
         self.equal = counter.totals(counts[1]) - 1  # the true candidate ties with itself
         self.n_candidates = counter.totals(counts[2]) if dense else np.full(n_q, n_c, dtype=np.int64)
@@ -640,26 +640,34 @@ class LabelIndexStructure:
         self.n_candidates -= np.diff(exclude.indptr)
 
     @staticmethod
-    def _find_nan(score, row_sums, exclude, step, nan_policy):
+    def _find_nan(score, row_sums, exclude, step, nan_policy, counter):
         """The rows with NaN scores that no mask excludes, and how many each holds (None, None if none).
 
         Under nan_policy="raise" such a score is an error naming the first row; excluded
         candidates may hold any value, and infinities are ordinary scores.
         """
         sparse = exclude is not None and hasattr(exclude, "indptr")
-        # Only the rows whose sums are not finite are looked at closely (``step`` rows at a time:
-        # excluded entries written as NaN or -inf in every row are common).
+        # Only the rows whose sums are not finite are looked at closely, ``step`` rows at a time
+        # in the counter's buffers (NaN or -inf written over the filtered candidates of every row
+        # is common, and then every row is looked at).
         suspects = np.flatnonzero(~np.isfinite(row_sums))
         found_rows, found_counts = [], []
         for start in range(0, suspects.size, step):
             rows = suspects[start:start + step]
-            bad = np.isnan(score[rows])
+            m = rows.size
+            # a run of consecutive rows is a view, not a copy
+            at = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == m else rows
+            bad, words = counter.buffer[:m], counter.words[:m]
+            np.isnan(score[at], out=bad)
             if sparse:
                 part = exclude[rows]
-                bad[np.repeat(np.arange(rows.size), np.diff(part.indptr)), part.indices] = False
+                bad[np.repeat(np.arange(m), np.diff(part.indptr)), part.indices] = False
             elif exclude is not None:
-                bad &= ~exclude[rows]
-            per_row = bad.sum(axis=1)
+                np.logical_not(exclude[at], out=counter.keep[:m])
+                np.bitwise_and(words, counter.keep_words[:m], out=words)
+            counted = counter.accumulator(m)
+            counter.count(words, out=counted)
+            per_row = counter.totals(counted)
             if not per_row.any():
                 continue
             if nan_policy != "omit":
