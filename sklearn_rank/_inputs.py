@@ -144,7 +144,7 @@ def _dense_rank(score):
     _, codes = np.unique(values.reshape(-1), return_inverse=True)
     ranked = codes.reshape(score.shape).astype(np.float64)
     if finite is not None and not finite.all():
-        # NaN and infinities stay what they are: the finiteness checks see them as before.
+        # NaN and infinities stay what they are: infinities rank above and below every dense rank.
         ranked[~finite] = score[~finite].astype(np.float64)
     return ranked
 
