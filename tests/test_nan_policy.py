@@ -144,9 +144,10 @@ def test_omit_equals_a_sparse_exclude_mask_in_the_label_index(ties):
 
 @pytest.mark.parametrize("layout", ["label_index", "matrix"])
 @pytest.mark.parametrize("ties", TIES)
-def test_omit_in_chunks_equals_exclude_and_the_whole(monkeypatch, layout, ties):
+def test_omit_and_infinities_in_chunks_equal_exclude_and_the_whole(monkeypatch, layout, ties):
     y_true, scores, nan, mask = _case(layout, 11, n_queries=13)
-    with_nan, filled = _with_nan(scores, nan), _any_finite(scores, nan, 11)
+    scores = _with_infinities(scores, 11)
+    with_nan, filled = _with_nan(scores, nan), _finite_replacement(_any_finite(scores, nan, 11))
     if layout == "matrix":  # two leading queries without relevant item, every candidate NaN: an empty block
         y_true[:2] = 0
         with_nan[:2] = np.nan
