@@ -568,3 +568,20 @@ def test_csv_infinity_spellings_are_scores(tmp_path, cell, value):
     got = read_table(table, qid="q", score="s", label="y")
     np.testing.assert_array_equal(got.score, [0.5, value])
     assert float(cell) == value  # Python's float, as NumPy's and pandas' parsers, reads it so
+
+
+def test_pykeen_convention_omits_nan_and_an_explicit_policy_wins():
+    scores = np.array([[0.2, np.nan, 0.9, 0.5], [0.7, 0.1, np.nan, 0.7]])
+    target = np.array([3, 0])
+    names = ["mrr", "amri", "hits@1"]
+    preset = skr.evaluate(target, scores, convention="pykeen", metrics=names)
+    written = skr.evaluate(target, scores, nan_policy="omit", ties="realistic", targets="all", metrics=names)
+    assert preset.summary == written.summary
+    _assert_same_ranks(skr.compute_ranks(target, scores, convention="pykeen"),
+                       skr.compute_ranks(target, scores, nan_policy="omit", targets="all"))
+    with pytest.raises(ValueError, match="`y_score` must not hold NaN"):
+        skr.evaluate(target, scores, convention="pykeen", nan_policy="raise", metrics=names)
+    with pytest.raises(ValueError, match="`y_score` must not hold NaN"):
+        skr.mean_rank(target, scores, convention="pykeen", nan_policy="raise")
+    # realistic ranks: 2 (0.9 above 0.5), 1.5 (a tie at 0.7); the NaN candidates take no part
+    assert skr.mean_rank(target, scores, convention="pykeen") == (2 + 1.5) / 2
