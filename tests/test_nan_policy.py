@@ -527,6 +527,15 @@ def test_command_line_tables_nan_policy_and_infinite_scores(tmp_path, capsys):
     expected = skr.evaluate(y, _finite_replacement(np.nan_to_num(score, nan=0.0)), qid=qid, exclude=np.isnan(score),
                             metrics=["mrr", "amri"]).summary
     assert got == pytest.approx(expected, rel=1e-12)
+    # --convention pykeen reads NaN as filtered too (with its realistic ranks and pooled targets),
+    # unless --nan-policy says otherwise
+    code, out, err = _run_cli(capsys, *args, "--convention", "pykeen")
+    assert code == 0, err
+    pykeen = skr.evaluate(y, _finite_replacement(np.nan_to_num(score, nan=0.0)), qid=qid, exclude=np.isnan(score),
+                          ties="realistic", targets="all", metrics=["mrr", "amri"]).summary
+    assert json.loads(out)["summary"] == pytest.approx(pykeen, rel=1e-12)
+    code, out, err = _run_cli(capsys, *args, "--convention", "pykeen", "--nan-policy", "raise")
+    assert code == 2 and "--nan-policy omit" in err
     # NaN scores of rows that --exclude-col removes are fine under either policy
     code, out, err = _run_cli(capsys, *args, "--exclude-col", "excl")
     assert code == 0, err
