@@ -499,6 +499,17 @@ def test_scorer_and_evaluator_forward_nan_policy():
         assert evaluator.score(X, y) == pytest.approx(expected.summary[name], rel=1e-12)
     with pytest.raises(ValueError, match=r"`nan_policy` must be one of \{'raise', 'omit'\}.*Got 'skip' instead"):
         skr.make_ranking_scorer("mrr", nan_policy="skip")
+    # convention="pykeen" omits NaN there too, unless nan_policy is written
+    pykeen = skr.evaluate(y, np.nan_to_num(score, nan=7.0), qid=qid, exclude=np.isnan(score), metrics="mrr",
+                          ties="realistic", targets="all").summary["mrr"]
+    assert skr.make_ranking_scorer("mrr", qid=0, convention="pykeen")(_last_column_model(), X, y) == \
+        pytest.approx(pykeen, rel=1e-12)
+    evaluator = skr.RankingEvaluator(_last_column_model(), metric="mrr", qid=0, convention="pykeen").fit(X, y)
+    assert evaluator.score(X, y) == pytest.approx(pykeen, rel=1e-12)
+    with pytest.raises(ValueError, match="`y_score` must not hold NaN"):
+        skr.make_ranking_scorer("mrr", qid=0, convention="pykeen", nan_policy="raise")(_last_column_model(), X, y)
+    with pytest.raises(ValueError, match="`y_score` must not hold NaN"):
+        evaluator.set_params(nan_policy="raise").score(X, y)
 
 
 def _run_cli(capsys, *args):
