@@ -499,6 +499,10 @@ def test_scorer_and_evaluator_forward_nan_policy():
         assert evaluator.score(X, y) == pytest.approx(expected.summary[name], rel=1e-12)
     with pytest.raises(ValueError, match=r"`nan_policy` must be one of \{'raise', 'omit'\}.*Got 'skip' instead"):
         skr.make_ranking_scorer("mrr", nan_policy="skip")
+    multi = skr.make_multimetric_scorer(names, qid=0, nan_policy="omit")(_last_column_model(), X, y)
+    assert multi == pytest.approx(expected.summary, rel=1e-12)
+    with pytest.raises(ValueError, match="`y_score` must not hold NaN"):
+        skr.make_multimetric_scorer(names, qid=0)(_last_column_model(), X, y)
     # convention="pykeen" omits NaN there too, unless nan_policy is written
     pykeen = skr.evaluate(y, np.nan_to_num(score, nan=7.0), qid=qid, exclude=np.isnan(score), metrics="mrr",
                           ties="realistic", targets="all").summary["mrr"]
