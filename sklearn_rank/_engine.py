@@ -151,18 +151,37 @@ def resolve_metrics(metrics, targets, aliases=()):
         raise ValueError("`metrics` must name at least one metric. Got an empty sequence instead.")
     resolved = []
     for written in metrics:
-        spec = get_metric(written)
-        head = normalise_name(written.partition("@")[0]) if aliases and isinstance(written, str) else None
-        if head in aliases:
-            # the preset's reading of the name as the peer spells it (ranx's hits@k counts the relevant
-            # items in the top k, its hit_rate@k does not; XGBoost's ndcg is ndcg@32)
-            base, k = aliases[head] if isinstance(aliases[head], tuple) else (aliases[head], None)
-            spec = with_k(base_spec(base), spec.k if spec.k is not None else k)
+        spec = read_name(written, get_metric(written), aliases)
         family = spec.family
         if spec.base in DUAL_FAMILY and targets == "all":
             family = "rank"
         resolved.append((written if isinstance(written, str) else spec.name, spec, family))
     return resolved
+
+
+def read_name(written, spec, aliases):
+    """The metric a preset reads in the name ``written`` (whose registry spec is ``spec``).
+
+    The preset's reading of a name as the peer spells it (ranx's ``hits@k`` counts the relevant items
+    in the top k, its ``hit_rate@k`` does not; XGBoost's ``ndcg`` is ``ndcg@32``). Only names written by
+    the caller are read so: a MetricSpec (a metric function's own metric) is taken as it is.
+    """
+    if not aliases or not isinstance(written, str):
+        return spec
+    text = written.strip()
+    head = normalise_name(text.partition("@")[0])
+    if head not in aliases:
+        return spec
+    base, k = aliases[head] if isinstance(aliases[head], tuple) else (aliases[head], None)
+    return with_k(base_spec(base), spec.k if spec.k is not None else k)
+
+
+def read_scorer_name(written, spec, convention):
+    """The metric a scorer computes for the name ``written`` (without ``neg_``) under ``convention``."""
+    aliases = resolve_convention(convention, {})[1]
+    if isinstance(written, str) and written.strip().lower().startswith("neg_"):
+        written = written.strip()[4:]
+    return read_name(written, spec, aliases)
 
 
 def _extra_needs(resolved):

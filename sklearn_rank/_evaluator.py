@@ -13,7 +13,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._conventions import default_options
-from ._engine import evaluate as engine_evaluate
+from ._engine import evaluate as engine_evaluate, read_scorer_name
 from ._inputs import _query_codes
 from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
                       parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
@@ -584,7 +584,8 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
             ``metric``, or ``-metric`` when the metric is lower-is-better.
         """
         spec, sign = parse_scoring_name(self.metric)
-        report = self._report(X, y, qid, sample_weight, [spec.name])
+        spec = read_scorer_name(self.metric, spec, self.convention)
+        report = self._report(X, y, qid, sample_weight, [spec])
         return float(sign * report.summary[spec.name])
 
     def evaluate(self, X, y, *, qid=None, sample_weight=None, metrics=None):
@@ -610,7 +611,8 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         """
         if metrics is None:
             spec, _ = parse_scoring_name(self.metric)
-            metrics = [spec.name] + [name for name in _DEFAULT_REPORT_METRICS if name != spec.name]
+            spec = read_scorer_name(self.metric, spec, self.convention)
+            metrics = [spec] + [name for name in _DEFAULT_REPORT_METRICS if name != spec.name]
         return self._report(X, y, qid, sample_weight, metrics)
 
     # ---- scikit-learn protocols -------------------------------------------------------------

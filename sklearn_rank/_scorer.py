@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED
 
-from ._engine import evaluate as engine_evaluate
+from ._engine import evaluate as engine_evaluate, read_scorer_name
 from ._conventions import Default, check_convention
 from ._inputs import (AP_DENOMINATORS, GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
                       check_relevance_level)
@@ -502,11 +502,15 @@ class RankingScorer(_EstimatorScorer):
 
     _factory = "make_ranking_scorer"
 
-    def __init__(self, spec, sign, qid, params):
+    def __init__(self, spec, sign, qid, params, written=None):
         self._spec = spec
         self._sign = sign
         self.qid = qid
         self.params = params
+        # what the engine computes: a preset that reads names the peer's way (ranx's hits@k) reads the
+        # name as written; the scorer keeps its name
+        self._computed = read_scorer_name(spec.name if written is None else written, spec,
+                                          params.get("convention"))
 
     @property
     def name(self):
@@ -542,8 +546,9 @@ class RankingScorer(_EstimatorScorer):
         score : float
             The metric, negated when lower is better.
         """
-        report = self._report(estimator, X, y_true, [self._spec.name], qid, sample_weight)
-        return float(self._sign * report.summary[self._spec.name])
+        # the spec itself, not its name: the name was read under the preset when the scorer was made
+        report = self._report(estimator, X, y_true, [self._computed], qid, sample_weight)
+        return float(self._sign * report.summary[self._computed.name])
 
     # ---- value semantics ---------------------------------------------------------------
 
@@ -648,7 +653,7 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
 
         spec = with_k(spec, k)
     qid = check_qid_spec(qid)
-    return RankingScorer(spec, sign, qid, scorer_params(params))
+    return RankingScorer(spec, sign, qid, scorer_params(params), written=metric)
 
 
 def get_scorer(scoring, **params):
@@ -787,8 +792,10 @@ class MultimetricRankingScorer(_EstimatorScorer):
 
     _factory = "make_multimetric_scorer"
 
-    def __init__(self, specs, qid, params):
+    def __init__(self, specs, qid, params, computed=None):
         self._specs = tuple(specs)
+        # what the engine computes for each (see RankingScorer): the names read under the preset
+        self._computed = tuple(specs if computed is None else computed)
         self.qid = qid
         self.params = params
 
@@ -827,9 +834,9 @@ class MultimetricRankingScorer(_EstimatorScorer):
             ``{name: float}`` keyed by :attr:`names`, in that order; each value
             negated when lower is better.
         """
-        summary = self._report(estimator, X, y_true, list(self.metrics), qid, sample_weight).summary
-        return {name: float(summary[spec.name] if spec.greater_is_better else -summary[spec.name])
-                for name, spec in zip(self.names, self._specs)}
+        summary = self._report(estimator, X, y_true, list(self._computed), qid, sample_weight).summary
+        return {name: float(summary[done.name] if spec.greater_is_better else -summary[done.name])
+                for name, spec, done in zip(self.names, self._specs, self._computed)}
 
     # ---- value semantics ---------------------------------------------------------------
 
@@ -918,7 +925,8 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
                         "instead.") from None
     if not metrics:
         raise ValueError("`metrics` must hold at least one metric name. Got an empty sequence instead.")
-    specs, written_as = [], {}
+    checked_params = scorer_params(params)
+    specs, computed, written_as = [], [], {}
     for metric in metrics:
         if not isinstance(metric, (str, MetricSpec)):
             raise TypeError(f"`metrics` must hold metric names (str). Got {metric!r} of type "
@@ -930,4 +938,5 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
                              f"{name!r}. Got {metrics!r} instead.")
         written_as[name] = metric
         specs.append(spec)
-    return MultimetricRankingScorer(specs, check_qid_spec(qid), scorer_params(params))
+        computed.append(read_scorer_name(metric, spec, checked_params.get("convention")))
+    return MultimetricRankingScorer(specs, check_qid_spec(qid), checked_params, computed=computed)

@@ -532,3 +532,24 @@ def test_evaluator_options_left_at_none_take_the_preset():
         model = clone(model).fit(X, s, qid=qid)
         expected = skr.evaluate(y, model.predict(X), qid=qid, metrics=["ndcg@5"], convention="lightgbm", **options)
         assert model.score(X, y, qid=qid) == pytest.approx(expected.summary["ndcg@5"], rel=1e-15), options
+
+
+def test_scorers_and_evaluator_read_names_as_written_under_a_preset():
+    # ranx's hit_rate@k is the hit rate and its hits@k the count; every entry point reads the name as written
+    from sklearn.linear_model import LinearRegression
+
+    y = np.array([1, 1, 0, 0, 1, 0, 0, 0])
+    s = np.array([0.9, 0.8, 0.7, 0.6, 0.1, 0.9, 0.8, 0.7])
+    qid = np.array([0] * 4 + [1] * 4)
+    X = np.c_[qid, s]
+    model = LinearRegression().fit(s[:, None], s)  # predicts s exactly
+    for written in ("hit_rate@2", "success@2", "hits@2", "hits@3"):
+        expected = skr.evaluate(y, s, qid=qid, metrics=[written], convention="ranx").summary[written]
+        scorer = skr.make_ranking_scorer(written, qid=0, convention="ranx")
+        assert scorer(model, X[:, 1:], y, qid=qid) == pytest.approx(expected, rel=1e-12), written
+        multi = skr.make_multimetric_scorer([written, "mrr"], qid=0, convention="ranx")
+        assert list(multi(model, X[:, 1:], y, qid=qid).values())[0] == pytest.approx(expected, rel=1e-12)
+        evaluator = skr.RankingEvaluator(LinearRegression(), metric=written, qid=0, convention="ranx").fit(X, s)
+        assert evaluator.score(X, y) == pytest.approx(expected, rel=1e-12), written
+    counts = skr.evaluate(y, s, qid=qid, metrics=["hits@2", "hit_rate@2"], convention="ranx").summary
+    assert counts == {"hits@2": 1.0, "hit_rate@2": 0.5}  # (2 + 0) / 2 relevant in the top 2; (1 + 0) / 2
