@@ -36,6 +36,8 @@ class Preset:
     description: str
     options: dict
     aliases: dict = field(default_factory=dict)
+    # the peer's score of a query without a relevant item where it differs by metric (registry base names)
+    no_relevant_for: dict = field(default_factory=dict)
 
 
 PRESETS = {
@@ -64,14 +66,15 @@ PRESETS = {
         dict(ties="realistic")),
     "lightgbm": Preset(
         "LightGBM's ndcg@k and map@k: gain 2**rel - 1, input order among ties, a query without a "
-        "relevant item scores 1, AP@k divided by min(k, relevant)",
-        dict(ties="ordinal", gain="exponential", no_relevant="one", ap_denominator="capped")),
+        "relevant item scores 1 in nDCG and MAP (0 elsewhere), AP@k divided by min(k, relevant)",
+        dict(ties="ordinal", gain="exponential", no_relevant="zero", ap_denominator="capped"),
+        no_relevant_for={"ndcg": "one", "map": "one"}),
     "xgboost": Preset(
         "XGBoost's ndcg@k and map@k: gain 2**rel - 1, input order among ties, a query without a "
-        "relevant item scores 1, AP@k divided by min(k, relevant); ndcg and map without @k are cut "
-        "at 32",
-        dict(ties="ordinal", gain="exponential", no_relevant="one", ap_denominator="capped"),
-        aliases={"ndcg": ("ndcg", 32), "map": ("map", 32)}),
+        "relevant item scores 1 in nDCG and MAP (0 elsewhere, as XGBoost's pre@k), AP@k divided by "
+        "min(k, relevant); ndcg and map without @k are cut at 32",
+        dict(ties="ordinal", gain="exponential", no_relevant="zero", ap_denominator="capped"),
+        aliases={"ndcg": ("ndcg", 32), "map": ("map", 32)}, no_relevant_for={"ndcg": "one", "map": "one"}),
     "torchmetrics": Preset(
         "torchmetrics' retrieval metrics: input order among ties, linear gain, a query without a "
         "relevant item scores 0 (empty_target_action='neg'), AP@k divided by the relevant items in the "
@@ -91,19 +94,36 @@ def check_convention(convention):
     """The preset of ``convention`` (None: no preset)."""
     if convention is None:
         return None
-    if not isinstance(convention, str) or convention.lower() not in PRESETS:
-        raise ValueError(f"`convention` must be one of {', '.join(map(repr, CONVENTIONS))} or None. Got "
-                         f"{convention!r} instead.")
-    return PRESETS[convention.lower()]
+    key = normalise_convention(convention)
+    if key not in PRESETS:
+        raise ValueError(f"`convention` must be one of {', '.join(map(repr, CONVENTIONS))} or None (case, "
+                         f"'-' and '_' aside). Got {convention!r} instead.")
+    return PRESETS[key]
+
+
+_BY_NORMALISED = {name.replace("_", ""): name for name in PRESETS}
+
+
+def normalise_convention(convention):
+    """The preset name of ``convention`` read as metric names are (case, ``-``, ``_`` and spaces aside)."""
+    if not isinstance(convention, str):
+        return None
+    text = "".join(ch for ch in convention.lower() if ch not in "-_ ")
+    return _BY_NORMALISED.get(text)
 
 
 def resolve(convention, options):
     """``options`` with the preset's values where the caller left a :class:`Default`, as plain values.
 
-    Returns the resolved options and the preset's metric-name aliases.
+    Returns the resolved options and the preset's metric-name aliases. When ``no_relevant`` is among
+    ``options`` and left to the preset, ``out["no_relevant_for"]`` holds the preset's per-metric
+    exceptions (LightGBM and XGBoost score such a query 1 in nDCG and MAP only).
     """
     preset = check_convention(convention)
     out = {}
+    if "no_relevant" in options:
+        out["no_relevant_for"] = dict(preset.no_relevant_for) if (
+            preset is not None and isinstance(options["no_relevant"], Default)) else {}
     for name, value in options.items():
         if isinstance(value, Default):
             value = preset.options.get(name, value) if preset is not None else value

@@ -19,7 +19,7 @@ from ._inputs import (ALL_EXCLUDED, AP_DENOMINATORS, GAINS, MISSING, NO_RELEVANT
                       prepare, weights_per_row)
 from ._kernels import ListKernels, RankDistribution, RankStats
 from ._ranks import GroupedStructure, LabelIndexStructure, Ranks
-from ._conventions import default_options, resolve as resolve_convention
+from ._conventions import default_options, normalise_convention, resolve as resolve_convention
 from ._registry import DUAL_FAMILY, base_spec, get_metric, normalise_name, with_k
 from ._report import RankingReport, weighted_mean
 from .exceptions import UndefinedMetricWarning
@@ -44,6 +44,7 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
         nan_policy=nan_policy))
     ties, gain, no_relevant, targets, ap_denominator, nan_policy = (options[name] for name in (
         "ties", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy"))
+    no_relevant_for = options["no_relevant_for"]
     level = check_options(ties, no_relevant, gain, targets, relevance_level)
     check_option(missing, "missing", MISSING)
     check_option(ap_denominator, "ap_denominator", AP_DENOMINATORS)
@@ -56,7 +57,7 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     if ap_denominator != "relevant":
         params["ap_denominator"] = ap_denominator
     if convention is not None:
-        params["convention"] = convention.lower()
+        params["convention"] = normalise_convention(convention)
     if nan_policy != "raise":
         params["nan_policy"] = nan_policy
     if judged is not None:
@@ -64,7 +65,8 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     if report_params:
         params.update(report_params)
     return _evaluate_structure(structure, data, resolved, ties=ties, no_relevant=no_relevant, targets=targets,
-                               params=params, missing=missing, ap_denominator=ap_denominator)
+                               params=params, missing=missing, ap_denominator=ap_denominator,
+                               no_relevant_for=no_relevant_for)
 
 
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
@@ -309,7 +311,7 @@ def _join(records):
 
 
 def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets, params, missing="skip",
-                        ap_denominator="relevant"):
+                        ap_denominator="relevant", no_relevant_for=None):
     n_q = data.n_queries
     stats = structure.query_stats()
     has_relevant = stats.n_relevant > 0
@@ -357,14 +359,16 @@ def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets
                 kernels = ListKernels(binary, gain_blocks, stats, n_q, ap_denominator, structure=structure,
                                       ties=ties)
             values = kernels.compute(spec.base, spec.k, spec.param)
-            if no_relevant in ("zero", "one") and spec.needs_relevant:
-                values = np.where(has_relevant, values, 0.0 if no_relevant == "zero" else 1.0)
+            # a preset's score for a query without a relevant item may differ by metric (LightGBM, XGBoost)
+            fill_policy = (no_relevant_for or {}).get(spec.base, no_relevant)
+            if fill_policy in ("zero", "one") and spec.needs_relevant:
+                values = np.where(has_relevant, values, 0.0 if fill_policy == "zero" else 1.0)
             values = values[evaluated]
             if n_added:
                 # a judged query without candidate rows scores 0, or 1 under no_relevant="one" when it
                 # has no relevant item either
                 fill = np.zeros(n_added)
-                if no_relevant == "one" and spec.needs_relevant:
+                if fill_policy == "one" and spec.needs_relevant:
                     fill[~missing_has_relevant[added]] = 1.0
                 values = np.concatenate([values, fill])[order]
             _check_list_values(written, spec, values, qid_out, params)

@@ -332,6 +332,12 @@ _RESOLVED = {}
 
 def _parse(name):
     text = name.strip()
+    if text.endswith("-") and len(text) > 1:
+        # "-" is ignored inside names, so XGBoost's "ndcg-" would silently read as "ndcg"
+        plain = text.rstrip("-")
+        raise ValueError(f"A trailing '-' is XGBoost's mark for scoring a query without a relevant item 0; "
+                         f"sklearn-rank writes that as an option: {plain!r} with no_relevant='zero'. Got "
+                         f"{name!r} instead.")
     head, sep, tail = text.partition("@")
     head, param_text = _split_param(head)
     base = _ALIASES.get(_normalise(head))

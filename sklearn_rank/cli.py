@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from ._conventions import CONVENTIONS, Default, resolve as resolve_convention
+from ._conventions import CONVENTIONS, Default, normalise_convention, resolve as resolve_convention
 from ._inputs import GAINS, NAN_POLICIES, TIE_POLICIES
 from .io import TrecFormatError, evaluate_trec, read_qrels, read_run
 from .io._tables import Table, TableFormatError, check_values, read_table  # noqa: F401 (Table, check_values)
@@ -205,8 +205,16 @@ def _metric_options(parser):
     parser.add_argument("-l", "--relevance-level", type=float, default=None,
                         help="minimum grade that counts as relevant (trec_eval -l)")
     parser.add_argument("--gain", choices=GAINS, default=None, help="nDCG gain (default: linear)")
-    parser.add_argument("--convention", choices=CONVENTIONS, default=None,
+    parser.add_argument("--convention", type=_convention_name, default=None, metavar="{" + ",".join(CONVENTIONS) + "}",
                         help="a peer's conventions for the options not given (see the conventions page)")
+
+
+def _convention_name(text):
+    name = normalise_convention(text)
+    if name is None:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(CONVENTIONS)} (case, '-' and '_' aside). "
+                                         f"Got {text!r} instead.")
+    return name
 
 
 def _gain(args):

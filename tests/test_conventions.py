@@ -6,6 +6,7 @@ per-query loops, independently of the engine. Each preset is one row of docs/con
 """
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -386,7 +387,10 @@ def _documented_presets():
         name = cells[0].strip("`")
         options = dict(re.findall(r'``(\w+)="(\w+)"``', cells[1]))
         readings = dict(re.findall(r"``(\w+)(?:@k)?`` is ``([\w@]+?)(?:@k)?``", cells[2]))
-        rows[name] = (options, readings)
+        exceptions = {}
+        for value, bases in re.findall(r'\(``"(\w+)"`` for ((?:``\w+``(?:,\s+|\s+and\s+)?)+)\)', cells[1]):
+            exceptions.update({base: value for base in re.findall(r"``(\w+)``", bases)})
+        rows[name] = (options, readings, exceptions)
     return rows
 
 
@@ -396,8 +400,9 @@ def test_the_documented_presets_are_the_presets():
     documented = _documented_presets()
     assert list(documented) == list(PRESETS)
     for name, preset in PRESETS.items():
-        options, readings = documented[name]
+        options, readings, exceptions = documented[name]
         assert options == preset.options, name
+        assert exceptions == preset.no_relevant_for, name
         aliases = {}
         for written, meaning in readings.items():
             base, _, k = meaning.partition("@")
@@ -553,3 +558,48 @@ def test_scorers_and_evaluator_read_names_as_written_under_a_preset():
         assert evaluator.score(X, y) == pytest.approx(expected, rel=1e-12), written
     counts = skr.evaluate(y, s, qid=qid, metrics=["hits@2", "hit_rate@2"], convention="ranx").summary
     assert counts == {"hits@2": 1.0, "hit_rate@2": 0.5}  # (2 + 0) / 2 relevant in the top 2; (1 + 0) / 2
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_xgboost_precision_scores_a_query_without_relevant_items_zero(seed):
+    # XGBoost's pre@k: relevant in the top k / min(k, list length), 0 without a relevant item (lists >= k
+    # here, where it equals p@k); nDCG and MAP score such a query 1 in the same run
+    y, scores, qid, sizes = letor_like(seed, max_size=40)
+    y = (y >= 2).astype(np.float64)
+    keep = np.isin(qid, np.flatnonzero(sizes >= 5))
+    y, scores, qid = y[keep], scores[keep], qid[keep]
+    _, sizes = np.unique(qid, return_counts=True)
+    recorded = _xgboost_recorded(y, scores, sizes, "rank:map", ["pre@5", "map@5", "ndcg@5"])
+    got = skr.evaluate(y, scores, qid=qid, metrics=["p@5", "map@5", "ndcg@5"], convention="xgboost").summary
+    assert not np.bincount(np.unique(qid, return_inverse=True)[1], weights=y).all()  # some without relevant
+    for ours, theirs in (("p@5", "pre@5"), ("map@5", "map@5"), ("ndcg@5", "ndcg@5")):
+        assert got[ours] == pytest.approx(recorded[theirs], rel=1e-12, abs=1e-15), ours
+
+
+@pytest.mark.parametrize("name", ["ndcg-", "map-", "ndcg@5-", "map@10-"])
+def test_xgboost_minus_suffix_is_refused_not_read_as_the_plain_name(name):
+    # "-" is ignored inside names, so "ndcg-" read as "ndcg" would silently score such queries 1, not 0
+    with pytest.raises(ValueError, match=r"no_relevant='zero'.*Got '" + re.escape(name) + "' instead"):
+        skr.evaluate([0, 0, 1, 0], [0.5, 0.4, 0.3, 0.2], qid=[0, 0, 1, 1], metrics=[name], convention="xgboost")
+
+
+def test_convention_names_are_read_as_metric_names_are():
+    y, s, qid, _ = letor_like(0)
+    expected = skr.evaluate(y, s, qid=qid, metrics=["ndcg@5"], convention="trec_eval").summary
+    for spelling in ("trec-eval", "TREC_EVAL", "trec eval", "TrecEval"):
+        assert skr.evaluate(y, s, qid=qid, metrics=["ndcg@5"], convention=spelling).summary == expected
+    report = skr.evaluate(y, s, qid=qid, metrics=["ndcg@5"], convention="LightGBM")
+    assert report.params["convention"] == "lightgbm"
+
+
+def test_command_line_reads_convention_names_as_the_functions_do(tmp_path):
+    import json
+
+    y, scores, qid, _ = letor_like(1)
+    table = tmp_path / "t.csv"
+    table.write_text("qid,score,label\n" + "".join(f"{q},{s},{r}\n" for q, s, r in zip(qid, scores, y)))
+    out = _cli("evaluate", table, "--qid", "qid", "--score", "score", "--label", "label", "-m", "ndcg@5",
+               "--convention", "LightGBM", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    expected = skr.evaluate(y, scores, qid=qid, metrics=["ndcg@5"], convention="lightgbm").summary["ndcg@5"]
+    assert json.loads(out.stdout)["summary"]["ndcg@5"] == pytest.approx(expected, rel=1e-15)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _engine
-from .._conventions import default_options, resolve as resolve_convention
+from .._conventions import default_options, normalise_convention, resolve as resolve_convention
 from .._inputs import check_option
 from ._trec_files import read_qrels, read_run
 from ._trec_keys import _HASH_BLOCK, _factorize, _order_rows, _plain_rows, _query_order, _row_keys, _trec_order
@@ -83,7 +83,7 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     if not isinstance(run, Run):
         run = read_run(run)
     check_option(missing, "missing", ("skip", "zero"))
-    if convention is not None and str(convention).lower() == "trec_eval":
+    if convention is not None and normalise_convention(convention) == "trec_eval":
         convention = None  # this function's defaults are trec_eval's, docno order included
     options, _ = resolve_convention(convention, dict(ties=ties, gain=gain, no_relevant=_D["no_relevant"],
                                                      ap_denominator=_D["ap_denominator"]))
@@ -149,7 +149,9 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     del order, judgements, ranking
     # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
     report = _engine.evaluate(y_true, r_score, metrics=metrics, qid=r_qid, ties=engine_ties,
-                              relevance_level=relevance_level, gain=gain, no_relevant=no_relevant, judged=judged,
+                              relevance_level=relevance_level, gain=gain, judged=judged,
+                              # left to the engine's reading of the preset (its per-metric exceptions)
+                              no_relevant=_D["no_relevant"],
                               missing=missing, ap_denominator=ap_denominator, convention=convention,
                               report_params=dict(ties=ties), unjudged=unjudged)
     if uniques is not None:
