@@ -8,8 +8,9 @@ the documented default that a preset may replace (``ties="expected"`` in a signa
 
 A preset may also read metric names the peer's way (ranx's ``hits@k`` is the number of relevant
 items in the top k, sklearn-rank's ``num_rel_ret@k``): ``aliases`` maps a name as the peer spells it
-(normalised as the registry does, without ``@k``) to a registry base name, or to ``(base, k)`` where the peer cuts a name written without ``@k`` (XGBoost's ``ndcg``
-is ``ndcg@32``); the report keeps the name as written.
+(normalised as the registry does, without ``@k``) to a registry base name, or to ``(base, k)`` where
+the peer cuts a name written without ``@k`` (XGBoost's ``ndcg`` is ``ndcg@32``); the report keeps the
+name as written.
 
 docs/conventions.rst has one row per preset; tests/test_conventions.py checks each against the
 peer (installed) or the peer's published definition.
