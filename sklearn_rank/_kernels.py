@@ -212,6 +212,13 @@ class ListKernels:
         stop = -np.expm1(-grade * np.log(2.0)) * np.exp2(grade - top)  # (2^g - 1) / 2^top, no overflow
         if not q.size:
             return np.zeros(self.n_queries)
+        # 1 - R = (2^top - 2^g + 1) / 2^top exactly: from about grade 53 on, R rounds to 1 and log1p(-R)
+        # would be -inf (the query's later items unreachable, but -inf - -inf in the segment sums is NaN)
+        go_on = np.exp2(-top) + (1.0 - np.exp2(grade - top))
+        small = stop < 0.5
+        log_go_on = np.empty_like(stop)
+        log_go_on[small] = np.log1p(-stop[small])  # accurate for small stopping chances
+        log_go_on[~small] = np.log(go_on[~small])  # go_on >= 2**-top > 0
         new = np.ones(q.size, dtype=bool)
         new[1:] = (q[1:] != q[:-1]) | (start[1:] != start[:-1])
         block = np.cumsum(new) - 1
@@ -219,9 +226,9 @@ class ListKernels:
         block_q, block_start, block_size = q[new], start[new], size[new]
         count = np.bincount(block, minlength=n_blocks)
         # the chance of reaching each block: every item of the query's earlier blocks failed to stop
-        failed = np.bincount(block, weights=np.log1p(-stop), minlength=n_blocks)
+        failed = np.bincount(block, weights=log_go_on, minlength=n_blocks)
         reach = np.exp(exclusive_segment_sum(failed, block_q))
-        means = symmetric_means(1.0 - stop, block, count)
+        means = symmetric_means(go_on, block, count)
         pair_block = np.repeat(np.arange(n_blocks), count)
         i = np.arange(pair_block.size) - (np.cumsum(count) - count)[pair_block] + 1
         at = (np.cumsum(count + 1) - (count + 1))[pair_block] + i

@@ -592,3 +592,17 @@ def test_err_expected_on_one_large_tie_block(monkeypatch, k):
     from sklearn_rank import _expectations
     monkeypatch.setattr(_expectations, "_EXPAND_TERMS", 3)  # the order-statistic sums a few terms at a time
     assert evaluate(grades, scores, metrics=[name]).summary[name] == pytest.approx(brute, abs=1e-13)
+
+
+def test_err_with_grades_whose_stopping_chance_rounds_to_one():
+    # From grade 53 on, (2**g - 1) / 2**g rounds to 1.0 in float64: the query stops there for sure, later
+    # items add nothing, and the other queries are unaffected (this was a ValueError for every query).
+    report = skr.evaluate([60, 0, 1, 0], [0.3, 0.2, 0.3, 0.2], qid=[0, 0, 1, 1], metrics=["err", "err@1"])
+    np.testing.assert_allclose(report.per_query["err"], [1.0, 0.5], rtol=0, atol=1e-15)
+    # a grade-60 item second: the first (grade 3 of max 60) stops with 7 / 2**60, the second with ~1
+    first = (2.0 ** 3 - 1) / 2.0 ** 60
+    value = skr.evaluate([3, 60, 0], [0.3, 0.2, 0.1], metrics=["err"]).summary["err"]
+    assert value == pytest.approx(first + (1 - first) * (1 - 2.0 ** -60) / 2, rel=1e-15)
+    for ties in ("expected", "realistic", "optimistic", "pessimistic", "ordinal"):
+        assert np.isfinite(skr.evaluate([60, 60, 0, 59], [1.0, 1.0, 1.0, 0.5], metrics=["err"], ties=ties)
+                           .summary["err"])
