@@ -243,7 +243,9 @@ def _table_options(parser):
 def _refuse_table_options(args, inputs):
     for flag, dest in _TABLE_OPTIONS:
         if getattr(args, dest) is not None:
-            raise UsageError(f"{flag} names a column of a table; it does not apply to TREC files ({inputs}). "
+            what = ("applies to the scores of a table (TREC run files refuse NaN)" if flag == "--nan-policy"
+                    else "names a column of a table")
+            raise UsageError(f"{flag} {what}; it does not apply to TREC files ({inputs}). "
                              f"Got {flag} {getattr(args, dest)} instead.")
 
 

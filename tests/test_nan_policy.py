@@ -561,7 +561,7 @@ def test_command_line_tables_nan_policy_and_infinite_scores(tmp_path, capsys):
                               "--nan-policy", "omit")
     assert code == 2 and "t.csv:3" in err and "relevant" in err
     code, out, err = _run_cli(capsys, "evaluate", table, table, "--nan-policy", "omit")
-    assert code == 2 and "--nan-policy" in err and "TREC" in err
+    assert code == 2 and "--nan-policy applies to the scores of a table" in err and "TREC" in err
 
 
 def test_command_line_parquet_infinite_and_nan_scores(tmp_path, capsys):
@@ -609,3 +609,33 @@ def test_pykeen_convention_omits_nan_and_an_explicit_policy_wins():
         skr.mean_rank(target, scores, convention="pykeen", nan_policy="raise")
     # realistic ranks: 2 (0.9 above 0.5), 1.5 (a tie at 0.7); the NaN candidates take no part
     assert skr.mean_rank(target, scores, convention="pykeen") == (2 + 1.5) / 2
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_command_line_reads_pandas_missing_scores_as_nan_under_omit(tmp_path, suffix):
+    # pandas writes NaN as an empty CSV cell and as a Parquet null: under --nan-policy omit that is a
+    # NaN score (a row to remove); otherwise the error says how to get there
+    import json
+    import subprocess
+    import sys
+
+    pd = pytest.importorskip("pandas")
+    if suffix == ".parquet":
+        pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"q": [1, 1, 1, 2, 2, 2], "s": [0.5, np.nan, 0.2, 0.9, np.nan, 0.1],
+                          "y": [1, 0, 0, 0, 0, 1]})
+    path = tmp_path / f"t{suffix}"
+    frame.to_csv(path, index=False) if suffix == ".csv" else frame.to_parquet(path)
+
+    def cli(*extra):
+        return subprocess.run([sys.executable, "-m", "sklearn_rank.cli", "evaluate", str(path), "--qid", "q",
+                               "--score", "s", "--label", "y", "-m", "mrr", "ndcg", "--format", "json", *extra],
+                              capture_output=True, text=True, timeout=300)
+
+    out = cli("--nan-policy", "omit")
+    assert out.returncode == 0, out.stderr
+    expected = skr.evaluate(frame.y.to_numpy(), frame.s.to_numpy(), qid=frame.q.to_numpy(), metrics=["mrr", "ndcg"],
+                            nan_policy="omit")
+    assert json.loads(out.stdout)["summary"] == pytest.approx(expected.summary, rel=1e-15)
+    refused = cli()
+    assert refused.returncode == 2 and "--nan-policy omit" in refused.stderr and "Got " in refused.stderr

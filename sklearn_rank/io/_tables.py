@@ -252,8 +252,12 @@ def _read_csv_rows(reader, path, names, handle, size, progress, nan_policy):
     return Table(qid_codes, qid_values, score, label, exclude, group_codes, group_values)
 
 
-def _parse_numbers(cells, where, name, *, integers=False):
-    """Cells of one column (strings) as numbers; ``where(i)`` locates cell ``i`` for an error."""
+def _parse_numbers(cells, where, name, *, integers=False, empty_is_nan=False):
+    """Cells of one column (strings) as numbers; ``where(i)`` locates cell ``i`` for an error.
+
+    ``empty_is_nan``: an empty cell is NaN (scores under ``nan_policy="omit"``: pandas writes NaN as an
+    empty cell); otherwise it is refused, with a word on ``--nan-policy`` for the score column.
+    """
     text = "".join(cells)
     # float() also reads '1_0' and non-ASCII digits; a table's numbers are plain ASCII.
     if "_" in text or not text.isascii():
@@ -268,13 +272,20 @@ def _parse_numbers(cells, where, name, *, integers=False):
     try:
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     except ValueError:
+        if empty_is_nan:
+            cells = [cell if cell.strip() else "nan" for cell in cells]
         for i, cell in enumerate(cells):
             try:
                 float(cell)
             except ValueError:
+                if not cell.strip():
+                    hint = (" (pandas writes NaN as an empty cell; --nan-policy omit removes NaN-scored rows)"
+                            if "--score" in name else "")
+                    raise TableFormatError(f"{where(i)}: column {name} must hold numbers{hint}. Got an empty "
+                                           "cell instead.") from None
                 raise TableFormatError(f"{where(i)}: column {name} must hold numbers. Got {_short(cell)} instead.") \
                     from None
-        raise  # pragma: no cover - float() failed on the whole but on no single cell
+        values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))  # empty cells read as NaN
     infinite = np.isinf(values)
     if infinite.any():
         # "inf", "-Infinity", ... are infinite scores; "1e999" is a number float64 cannot hold.
@@ -311,7 +322,8 @@ class _NumberColumns:
             return f"{self.path}:{lines[i]}"
 
         names = self.names
-        score = _parse_numbers(scores, where, _described(names, "--score"), integers=self.integer_scores)
+        score = _parse_numbers(scores, where, _described(names, "--score"), integers=self.integer_scores,
+                               empty_is_nan=self.nan_policy == "omit")
         if score.dtype.kind == "f":
             self.integer_scores = False
         label = _parse_numbers(labels, where, _described(names, "--label"))
@@ -404,9 +416,16 @@ def _read_parquet(path, names, nan_policy):
         if isinstance(data.type, pa.DictionaryType):
             data = data.dictionary_decode() if hasattr(data, "dictionary_decode") else data.cast(data.type.value_type)
         if data.null_count:
-            i = int(np.argmax(pc.is_null(data).to_numpy(zero_copy_only=False)))
-            raise TableFormatError(f"{where(i)}: column {_described(names, flag)} must not hold nulls (missing "
-                                   "values). Got a null instead.")
+            if flag == "--score" and nan_policy == "omit" and (pa.types.is_floating(data.type)
+                                                               or pa.types.is_integer(data.type)):
+                # a missing score is a NaN score (pandas writes NaN as a null): a row to remove
+                data = pc.fill_null(data.cast(pa.float64()), float("nan"))
+            else:
+                i = int(np.argmax(pc.is_null(data).to_numpy(zero_copy_only=False)))
+                hint = (" (pandas writes NaN as a null; --nan-policy omit removes NaN-scored rows)"
+                        if flag == "--score" else "")
+                raise TableFormatError(f"{where(i)}: column {_described(names, flag)} must not hold nulls (missing "
+                                       f"values){hint}. Got a null instead.")
         kind = data.type
         if pa.types.is_nested(kind) or pa.types.is_map(kind):
             raise TableFormatError(f"{path}: column {_described(names, flag)} must hold one plain value per row. "
