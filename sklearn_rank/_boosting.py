@@ -20,7 +20,7 @@ __all__ = ["LightGBMMetric", "XGBoostMetric", "lightgbm_metric", "xgboost_metric
 
 # Arguments of the engine that carry data, not options: the bridge supplies them.
 _DATA_ARGUMENTS = frozenset({"y_true", "y_score", "metrics", "qid", "exclude", "labels", "sample_weight", "judged",
-                             "report_params"})
+                             "unjudged", "report_params"})
 
 
 def _engine_options():

@@ -84,10 +84,11 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
 def evaluate_ranks(ranks, *, metrics, num_candidates=None, ties=_D["ties"], sample_weight=None, num_relevant=None,
                    convention=None):
     """Rank statistics of precomputed ranks (see ``sklearn_rank.evaluate_ranks``)."""
-    options, aliases = resolve_convention(convention, dict(ties=ties))
-    ties = options["ties"]
+    # Ranks have one target each: names keep sklearn-rank's reading here (a preset's reading of names,
+    # such as ranx's hits@k as a count of relevant items, is for relevance lists).
+    ties = resolve_convention(convention, dict(ties=ties))[0]["ties"]
     check_option(ties, "ties", TIE_POLICIES)
-    resolved = resolve_metrics(metrics, "all", aliases)
+    resolved = resolve_metrics(metrics, "all")
     for written, spec, family in resolved:
         if family != "rank":
             raise ValueError(f"evaluate_ranks computes rank statistics (mr, mrr, hits@k, gmr, amri, ...); "

@@ -888,8 +888,9 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
     **params
         Engine options, shared by all metrics and validated as
         :func:`make_ranking_scorer` validates them: ``ties``, ``gain``,
-        ``relevance_level``, ``no_relevant``, ``targets``, ``ap_denominator``
-        and ``convention`` (a peer's preset; see :func:`sklearn_rank.evaluate`).
+        ``relevance_level``, ``no_relevant``, ``targets``, ``ap_denominator``,
+        ``nan_policy`` and ``convention`` (a peer's preset; see
+        :func:`sklearn_rank.evaluate`).
 
     Returns
     -------

@@ -603,3 +603,17 @@ def test_command_line_reads_convention_names_as_the_functions_do(tmp_path):
     assert out.returncode == 0, out.stderr
     expected = skr.evaluate(y, scores, qid=qid, metrics=["ndcg@5"], convention="lightgbm").summary["ndcg@5"]
     assert json.loads(out.stdout)["summary"]["ndcg@5"] == pytest.approx(expected, rel=1e-15)
+
+
+def test_evaluate_ranks_keeps_the_registry_reading_of_names_under_a_preset():
+    ranks = [1, 3, 12, 2]
+    plain = skr.evaluate_ranks(ranks, metrics=["hits@10", "mrr"])
+    assert skr.evaluate_ranks(ranks, metrics=["hits@10", "mrr"], convention="ranx") == plain
+    got = skr.evaluate_ranks(skr.compute_ranks([0], [[1.0, 1.0, 0.0]]), metrics=["mrr"], convention="pykeen")
+    assert got["mrr"] == pytest.approx(1 / 1.5, rel=1e-15)  # the preset's realistic tie policy applies
+
+
+def test_bridges_refuse_data_arguments_as_options():
+    pytest.importorskip("lightgbm")
+    with pytest.raises(TypeError, match="unjudged"):
+        skr.lightgbm_metric("bpref", unjudged=np.zeros(8, dtype=bool))

@@ -428,3 +428,14 @@ def test_sparse_x_in_cross_validate_with_metadata_routing(letor_file, index):
             results.append(scores)
     assert np.all(np.isfinite(results[0])) and results[0].shape == (3,)
     np.testing.assert_allclose(results[0], results[1], rtol=1e-9)
+
+
+def test_qid_beyond_int64_is_refused_when_written_and_read(tmp_path):
+    from sklearn_rank.datasets import dump_svmlight_ranking, load_svmlight_ranking
+
+    path = tmp_path / "big.txt"
+    with pytest.raises(ValueError, match="signed 64-bit.*Got 9223372036854775808 instead"):
+        dump_svmlight_ranking(np.ones((2, 1)), [1, 0], np.array([2**63, 2**63], dtype=np.uint64), path)
+    path.write_text("1 qid:9223372036854775808 1:0.5\n0 qid:9223372036854775808 1:0.2\n")
+    with pytest.raises(ValueError, match="signed 64-bit"):
+        load_svmlight_ranking(path)

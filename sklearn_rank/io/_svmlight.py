@@ -221,9 +221,10 @@ def _read_rows(name, n_features, dtype, zero_based):
         try:
             X, y, tokens = load_svmlight_file(handle, n_features=n_features, dtype=dtype,
                                               zero_based=zero_based, query_id=True)
-        except ValueError as error:
+        except (ValueError, OverflowError) as error:  # OverflowError: a qid: token beyond int64
             raise ValueError(f"{name!r} is not a valid SVMlight ranking file: {error}. Lines must read "
-                             f"'<relevance> [qid:<int>] <index>:<value> ...' with increasing indices.") from error
+                             f"'<relevance> [qid:<int>] <index>:<value> ...' with increasing indices, qid: "
+                             "tokens within the signed 64-bit range.") from error
     return X, np.asarray(y, dtype=np.float64), np.asarray(tokens, dtype=np.int64)
 
 
@@ -434,6 +435,11 @@ def dump_svmlight_ranking(X, y, qid, path, *, query_file=False, zero_based=False
         if query.dtype.kind not in "iu":
             raise TypeError("`qid` must hold integers to be written as qid: tokens (or write the group sizes to "
                             f"a sidecar with query_file=True). Got dtype {query.dtype} instead.")
+        if query.dtype.kind == "u" and query.size and query.max() > np.iinfo(np.int64).max:
+            # scikit-learn's reader (and LightGBM's, XGBoost's) hold qid: tokens in a signed 64-bit integer
+            raise ValueError("`qid` must fit in a signed 64-bit integer to be read back from qid: tokens (or "
+                             f"write the group sizes to a sidecar with query_file=True). Got {int(query.max())} "
+                             "instead.")
         sizes = None
     else:
         run_starts = np.r_[0, np.flatnonzero(query[1:] != query[:-1]) + 1]
