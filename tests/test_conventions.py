@@ -617,3 +617,38 @@ def test_bridges_refuse_data_arguments_as_options():
     pytest.importorskip("lightgbm")
     with pytest.raises(TypeError, match="unjudged"):
         skr.lightgbm_metric("bpref", unjudged=np.zeros(8, dtype=bool))
+
+
+def test_spark_preset_against_spark_itself():
+    # Runs where pyspark and Java are installed (the spark extra); the formula test above runs everywhere.
+    import shutil
+
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java, which is not on PATH")
+    from pyspark.mllib.evaluation import RankingMetrics
+    from pyspark.sql import SparkSession
+
+    rng = np.random.default_rng(0)
+    pairs, rows, judged = [], [], ([], [])
+    for q in range(60):
+        predictions = [int(x) for x in rng.choice(40, size=int(rng.integers(1, 15)), replace=False)]
+        labels = [int(x) for x in rng.choice(40, size=int(rng.integers(0, 8)), replace=False)]
+        labels += [p for p in predictions[:2] if p not in labels] if q % 3 else []
+        pairs.append((predictions, labels))
+        rows += [(q, float(p in labels), float(len(predictions) - i)) for i, p in enumerate(predictions)]
+        judged[0].extend([q] * len(labels))
+        judged[1].extend([1.0] * len(labels))
+    spark = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate()
+    try:
+        metrics = RankingMetrics(spark.sparkContext.parallelize(pairs, 2))
+        expected = {"p@5": metrics.precisionAt(5), "r@5": metrics.recallAt(5), "map": metrics.meanAveragePrecision,
+                    "map@5": metrics.meanAveragePrecisionAt(5), "ndcg@5": metrics.ndcgAt(5),
+                    "ndcg@10": metrics.ndcgAt(10)}
+    finally:
+        spark.stop()
+    qid, y, s = (np.array(col) for col in zip(*rows))
+    got = skr.evaluate(y, s, qid=qid, metrics=list(expected), convention="spark",
+                       judged=(np.array(judged[0]), np.array(judged[1]))).summary
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, rel=1e-12, abs=1e-15), name
