@@ -287,6 +287,20 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         (XGBRanker). Other estimators (LGBMRegressor, XGBRegressor, ...) get
         the evaluation sets without the column and no query information.
 
+        For rankers, fit parameters with one value per row (``sample_weight``,
+        ``init_score``, ``base_margin``, and the entries of
+        ``eval_sample_weight``, ``eval_init_score``, ``base_margin_eval_set``
+        and ``sample_weight_eval_set``) follow their rows, and a length other
+        than the number of rows raises a ``ValueError``. XGBRanker takes
+        ``sample_weight`` and the entries of ``sample_weight_eval_set`` as one
+        weight per query, in the order the queries appear in the data: for
+        rankers whose ``fit`` takes ``qid``, such weights (their length is the
+        number of queries, not the number of rows) are permuted to the sorted
+        query order. That order of appearance is defined only when the rows
+        of every query are contiguous; per-query weights for data whose
+        queries are scattered raise a ``ValueError``. Rows already sorted by
+        query are passed on unchanged.
+
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_rows, n_features)
@@ -353,15 +367,26 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
             if self.qid is not None:
                 raise ValueError(self._missing_qid(X))
             codes = np.zeros(n_rows, dtype=np.intp)
-        order = np.argsort(codes, kind="stable")
-        X = safe_indexing(X, order)
-        y = safe_indexing(y, order)
-        # Evaluation sets are sorted by their own queries (_eval_set_inputs), even when their size
-        # happens to equal the training set's.
-        params = {key: (safe_indexing(value, order) if key not in _EVAL_DATA and _is_row_aligned(value, n_rows)
-                        else value)
-                  for key, value in params.items()}
-        sorted_codes = codes[order]
+        # No copy when the rows already come sorted by query: then everything is passed on as it is.
+        order = None if (codes[1:] >= codes[:-1]).all() else np.argsort(codes, kind="stable")
+        estimator_name = type(self.estimator).__name__
+        checked = {}
+        for key, value in params.items():
+            if key in _ROW_PARAMS and value is not None:
+                # Known per-row parameters (per query for XGBRanker's sample_weight): checked, and
+                # reordered whatever their type (lists included).
+                checked[key] = _follow_rows(value, key, codes, order, mode, estimator_name)
+            elif order is not None and key not in _EVAL_DATA and _is_row_aligned(value, n_rows):
+                # Evaluation sets are sorted by their own queries (_eval_set_inputs), even when their size
+                # happens to equal the training set's.
+                checked[key] = safe_indexing(value, order)
+            else:
+                checked[key] = value
+        params = checked
+        if order is not None:
+            X = safe_indexing(X, order)
+            y = safe_indexing(y, order)
+        sorted_codes = codes if order is None else codes[order]
         if mode == "qid":
             params["qid"] = sorted_codes
         else:
@@ -388,13 +413,19 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
                 raise ValueError(f"`eval_qid` must be a list with one array of query ids (or None) per item of "
                                  f"eval_set ({len(pairs)}). Got {length} instead.")
         params = dict(params)
-        new_pairs, orders, sorted_codes = [], [], []
+        source = "eval_set" if params.get("eval_set") is not None else "eval_X"
+        new_pairs, orders, sorted_codes, given_codes = [], [], [], []
         for index, (X_eval, y_eval) in enumerate(pairs):
             given = None if eval_qid is None else eval_qid[index]
             query, X_eval = self._split_query(X_eval, given)
             order = None
             if mode is not None:
                 n_rows = _safe_len(y_eval)
+                n_X = _safe_len(X_eval) if hasattr(X_eval, "shape") or hasattr(X_eval, "__len__") else n_rows
+                if n_X != n_rows:
+                    what = f"eval_set[{index}]" if source == "eval_set" else f"eval_X[{index}] and eval_y[{index}]"
+                    raise ValueError(f"`{what}` must hold one label per row of X ({n_X} rows). Got {n_rows} "
+                                     "labels instead.")
                 if query is None:
                     if self.qid is not None:
                         raise ValueError(
@@ -409,6 +440,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
                     except ValueError as error:
                         raise ValueError(f"Query ids of eval_set[{index}] (`eval_qid` or its query-id column): "
                                          f"{error}") from None
+                given_codes.append(codes)
                 if (codes[1:] < codes[:-1]).any():
                     # The engines need the rows of a query contiguous: sort stably, as the training rows.
                     order = np.argsort(codes, kind="stable")
@@ -419,10 +451,21 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         store(params, new_pairs)
         if mode is None:
             return params
+        estimator_name = type(self.estimator).__name__
         for key, value in params.items():
             # Lists with one entry per evaluation set (eval_sample_weight, eval_init_score,
-            # base_margin_eval_set, ...): entries with one value per row follow their set's rows.
-            if key not in _EVAL_DATA and isinstance(value, (list, tuple)) and len(value) == len(pairs):
+            # base_margin_eval_set, ...): entries with one value per row follow their set's rows;
+            # XGBRanker's per-query weights (sample_weight_eval_set) follow their set's queries.
+            if key in _EVAL_ROW_PARAMS and value is not None and (not isinstance(value, (list, tuple))
+                                                                  or len(value) != len(pairs)):
+                got = f"{len(value)} entries" if isinstance(value, (list, tuple)) else type(value).__name__
+                raise ValueError(f"`{key}` must be a list with one entry (or None) per evaluation set "
+                                 f"({len(pairs)}). Got {got} instead.")
+            if key in _EVAL_ROW_PARAMS and value is not None:
+                params[key] = [entry if entry is None else
+                               _follow_rows(entry, f"{key}[{index}]", codes, order, mode, estimator_name)
+                               for index, (entry, codes, order) in enumerate(zip(value, given_codes, orders))]
+            elif key not in _EVAL_DATA and isinstance(value, (list, tuple)) and len(value) == len(pairs):
                 params[key] = [_reorder(entry, order, _safe_len(pair[1]))
                                for entry, order, pair in zip(value, orders, new_pairs)]
         # A ranker whose fit takes no eval_qid / eval_group (and no **kwargs) gets none.
@@ -679,6 +722,54 @@ def _evaluation_sets(params):
         params["eval_set"] = pairs
 
     return pairs, store
+
+
+# Fit parameters with one value per row, or for rankers whose fit takes `qid` (XGBRanker) one
+# weight per query (see _follow_rows): checked and reordered with the rows.
+_ROW_PARAMS = ("sample_weight", "init_score", "base_margin")
+# The same for the entries of the per-evaluation-set lists.
+_EVAL_ROW_PARAMS = ("eval_sample_weight", "eval_init_score", "sample_weight_eval_set", "base_margin_eval_set")
+# XGBoost's weights: one per query group for rankers (XGBRanker.fit: "Weights are per-group for ranking
+# tasks"), in the order the groups appear in the data. LightGBM's weights are per row (Dataset.set_weight).
+_PER_QUERY_PARAMS = ("sample_weight", "sample_weight_eval_set")
+
+
+def _follow_rows(value, name, codes, order, mode, estimator_name):
+    """``value`` (a fit parameter named ``name``) reordered as the rows are sorted by query.
+
+    ``codes``: the query code of each row as given (codes number the sorted distinct query ids);
+    ``order``: the stable sorting permutation of the rows, or None when they come sorted (then ``value``
+    is returned as it is, once its length is checked). A value with one entry per row follows its row.
+    For rankers whose fit takes ``qid`` (``mode == "qid"``, XGBRanker), ``sample_weight`` and the entries
+    of ``sample_weight_eval_set`` may hold one weight per query, in the order the queries first appear
+    in the data (XGBoost's convention); they are recognised by their length (the number of queries,
+    when it differs from the number of rows: with one row per query both readings coincide) and are
+    permuted to the sorted query order. That order of appearance is defined only when the rows of every
+    query are contiguous: per-query weights with a query's rows scattered raise a ValueError.
+    """
+    n_rows = len(codes)
+    n_queries = int(codes.max()) + 1 if n_rows else 0
+    length = _safe_len(value) if (hasattr(value, "shape") or hasattr(value, "__len__")) else None
+    per_query = mode == "qid" and name.split("[")[0] in _PER_QUERY_PARAMS
+    if length == n_rows:
+        return value if order is None else safe_indexing(value, order)
+    if not per_query or length != n_queries:
+        expected = (f"one value per row ({n_rows}) or, for {estimator_name}, one weight per query ({n_queries})"
+                    if per_query else f"one value per row ({n_rows})")
+        got = f"{length} values" if length is not None else f"{type(value).__name__} {_short_repr(value)}"
+        raise ValueError(f"`{name}` must hold {expected}. Got {got} instead.")
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    if len(starts) != n_queries:
+        n_split = int(np.count_nonzero(np.bincount(codes[starts], minlength=n_queries) > 1))
+        raise ValueError(
+            f"`{name}` holds one weight per query ({n_queries}) for {estimator_name}, given in the order the "
+            "queries appear in the data; RankingEvaluator sorts the rows by query, and that order is ambiguous "
+            "when the rows of a query are not contiguous. Put the rows of each query together. Got "
+            f"{n_split} {'query' if n_split == 1 else 'queries'} with scattered rows instead.")
+    if order is None:
+        return value
+    # The query of the j-th run is codes[starts[j]]; in sorted order, query k takes the weight of its run.
+    return safe_indexing(value, np.argsort(codes[starts], kind="stable"))
 
 
 def _reorder(entry, order, n_rows):

@@ -289,3 +289,203 @@ def test_xgboost_convention_bridge_records_xgboosts_own_metric(metric):
               custom_metric=xgboost_metric(metric, convention="xgboost", name="bridge"), evals_result=history,
               verbose_eval=False)
     np.testing.assert_allclose(history["v"]["bridge"], history["v"][metric], rtol=0, atol=1.1e-6)
+
+
+# ---- RankingEvaluator: per-query and per-row fit parameters follow the rows it sorts -------------
+
+
+def _evaluator(estimator):
+    from sklearn_rank import RankingEvaluator
+
+    return RankingEvaluator(estimator, qid=None)
+
+
+def _rearrange(qid, layout, seed=0):
+    """A row order of data sorted by query: queries in descending id order or in a random order (rows of
+    each query contiguous, shuffled within it), or all rows shuffled (queries scattered)."""
+    rng = np.random.default_rng(seed)
+    if layout == "scattered":
+        return rng.permutation(len(qid))
+    queries = np.unique(qid)[::-1] if layout == "descending" else rng.permutation(np.unique(qid))
+    return np.concatenate([rng.permutation(np.flatnonzero(qid == q)) for q in queries])
+
+
+def _appearance(qid):
+    """Query ids in the order of their first appearance (rows of each query contiguous)."""
+    return qid[np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])]
+
+
+def _with_relevant(X, y, qid):
+    """The queries with a relevant document: XGBoost adds the ndcg of 1 of a query without one unweighted
+    (rank_metric.cc, EvalNDCG) to the weighted sum, which only weights of mean 1 make a weighted mean."""
+    keep = np.isin(qid, np.unique(qid[y > 0]))
+    return X[keep], y[keep], qid[keep]
+
+
+def _query_weights(n_queries, kind, seed=1):
+    if kind == "first":  # the review's case: all weight on the query that comes first in the data
+        return np.r_[1.0, np.full(n_queries - 1, 1e-6)]
+    return np.random.default_rng(seed).uniform(0.1, 3.0, n_queries)
+
+
+@pytest.mark.parametrize("layout", ["descending", "shuffled"])
+@pytest.mark.parametrize("kind", ["first", "random"])
+def test_evaluator_xgbranker_eval_weights_per_query_follow_their_queries(layout, kind):
+    xgb = pytest.importorskip("xgboost")
+    (X, y, qid), valid = letor_split()
+    Xv, yv, qv = _with_relevant(*valid)
+    assert 0 < len(np.unique(qv)) < len(np.unique(valid[2]))
+    order = _rearrange(qv, layout)
+    Xp, yp, qp = Xv[order], yv[order], qv[order]
+    appearance = _appearance(qp)
+    weights = _query_weights(len(appearance), kind)
+    ranker = xgb.XGBRanker(n_estimators=5, max_depth=3, eval_metric="ndcg@5", tree_method="hist", n_jobs=1)
+    model = _evaluator(ranker).fit(X, y, qid=qid, eval_set=[(Xp, yp)], eval_qid=[qp],
+                                   sample_weight_eval_set=[weights], verbose=False)
+    recorded = model.estimator_.evals_result()["validation_0"]["ndcg@5"]
+    # Oracle: the engine's per-query ndcg@5 (XGBoost's conventions) on the booster's predictions at each
+    # round, weighted by the weight given to each query id (XGBoost keeps weights in float32).
+    # XGBoost breaks ties by row order: the rows as the evaluator passes them, sorted stably by query.
+    weight_of = dict(zip(appearance.tolist(), weights.astype(np.float32).astype(np.float64)))
+    rows = np.argsort(qp, kind="stable")
+    Xs, ys, qs = Xp[rows], yp[rows], qp[rows]
+    expected = []
+    for i in range(1, 6):
+        scores = model.estimator_.predict(Xs, iteration_range=(0, i))
+        per_query = evaluate(ys, scores, qid=qs, metrics=["ndcg@5"], convention="xgboost").per_query
+        w = np.array([weight_of[q] for q in per_query["qid"].tolist()])
+        expected.append(np.sum(w * per_query["ndcg@5"]) / np.sum(w))
+    np.testing.assert_allclose(recorded, expected, rtol=1e-5)  # XGBoost's float32 weights
+    if kind == "random":
+        assert len(set(np.round(expected, 4))) > 1  # the model changes between rounds
+    else:  # the weight sits on the query that came first in the data
+        first = per_query["ndcg@5"][per_query["qid"] == appearance[0]][0]
+        np.testing.assert_allclose(recorded[-1], first, atol=1e-4)
+
+
+def test_evaluator_xgbranker_training_weights_per_query_follow_their_queries():
+    xgb = pytest.importorskip("xgboost")
+    (X, y, qid), _ = letor_split()
+    order = _rearrange(qid, "shuffled", seed=3)
+    Xp, yp, qp = X[order], y[order], qid[order]
+    appearance = _appearance(qp)
+    weights = _query_weights(len(appearance), "random", seed=4)
+    params = dict(n_estimators=5, max_depth=3, tree_method="hist", n_jobs=1)
+    model = _evaluator(xgb.XGBRanker(**params)).fit(Xp, yp, qid=qp, sample_weight=weights)
+    # Direct XGBoost on the rows sorted by query, with the weights in the sorted query order.
+    by_query = np.argsort(qp, kind="stable")
+    sorted_weights = weights[np.argsort(appearance)]
+    direct = xgb.XGBRanker(**params).fit(Xp[by_query], yp[by_query], qid=qp[by_query], sample_weight=sorted_weights)
+    np.testing.assert_array_equal(model.predict(X), direct.predict(X))
+    # The weights matter: the weights in the order given train another model.
+    other = xgb.XGBRanker(**params).fit(Xp[by_query], yp[by_query], qid=qp[by_query], sample_weight=weights)
+    assert not np.array_equal(other.predict(X), direct.predict(X))
+
+
+def test_evaluator_xgbranker_base_margin_per_row_follows_its_rows():
+    xgb = pytest.importorskip("xgboost")
+    (X, y, qid), (Xv, yv, qv) = letor_split()
+    rng = np.random.default_rng(5)
+    order, eval_order = _rearrange(qid, "scattered"), _rearrange(qv, "shuffled")
+    margin, eval_margin = rng.normal(size=len(y)), rng.normal(size=len(yv))
+    params = dict(n_estimators=3, max_depth=3, eval_metric="ndcg@5", tree_method="hist", n_jobs=1)
+    model = _evaluator(xgb.XGBRanker(**params)).fit(
+        X[order], y[order], qid=qid[order], base_margin=list(margin[order]), eval_set=[(Xv[eval_order], yv[eval_order])],
+        eval_qid=[qv[eval_order]], base_margin_eval_set=[eval_margin[eval_order]], verbose=False)
+    # Direct XGBoost on the rows in the order the evaluator passes them: sorted stably by query.
+    rows = order[np.argsort(qid[order], kind="stable")]
+    eval_rows = eval_order[np.argsort(qv[eval_order], kind="stable")]
+    direct = xgb.XGBRanker(**params).fit(
+        X[rows], y[rows], qid=qid[rows], base_margin=margin[rows], eval_set=[(Xv[eval_rows], yv[eval_rows])],
+        eval_qid=[qv[eval_rows]], base_margin_eval_set=[eval_margin[eval_rows]], verbose=False)
+    np.testing.assert_allclose(model.estimator_.evals_result()["validation_0"]["ndcg@5"],
+                               direct.evals_result()["validation_0"]["ndcg@5"], rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), direct.predict(X))
+
+
+@pytest.mark.parametrize("where", ["train", "eval"])
+def test_evaluator_xgbranker_weights_per_query_with_scattered_queries_raise(where):
+    xgb = pytest.importorskip("xgboost")
+    (X, y, qid), (Xv, yv, qv) = letor_split()
+    ranker = xgb.XGBRanker(n_estimators=2, tree_method="hist", n_jobs=1)
+    if where == "train":
+        order = _rearrange(qid, "scattered")
+        args, kwargs = (X[order], y[order]), dict(qid=qid[order], sample_weight=np.ones(len(np.unique(qid))))
+        name = "sample_weight"
+    else:
+        order = _rearrange(qv, "scattered")
+        args = (X, y)
+        kwargs = dict(qid=qid, eval_set=[(Xv[order], yv[order])], eval_qid=[qv[order]],
+                      sample_weight_eval_set=[np.ones(len(np.unique(qv)))], verbose=False)
+        name = r"sample_weight_eval_set\[0\]"
+    with pytest.raises(ValueError, match=rf"`{name}` holds one weight per query .*ambiguous.* Got \d+ queries with "
+                                         r"scattered rows instead\.$"):
+        _evaluator(ranker).fit(*args, **kwargs)
+
+
+def test_lightgbm_weights_per_row_follow_their_rows():
+    lgb = pytest.importorskip("lightgbm")
+    (X, y, qid), (Xv, yv, qv) = letor_split()
+    rng = np.random.default_rng(6)
+    order, eval_order = _rearrange(qid, "scattered"), _rearrange(qv, "scattered", seed=7)
+    weight, eval_weight = rng.uniform(0.1, 3.0, len(y)), rng.uniform(0.1, 3.0, len(yv))
+    params = dict(n_estimators=5, num_leaves=7, min_child_samples=3, metric="ndcg", verbose=-1, n_jobs=1)
+    # LightGBM's weights are per row (Dataset.set_weight: "Weight to be set for each data point"); a list
+    # as sample_weight too.
+    model = _evaluator(lgb.LGBMRanker(**params)).fit(
+        X[order], y[order], qid=qid[order], sample_weight=list(weight[order]),
+        eval_set=[(Xv[eval_order], yv[eval_order])], eval_qid=[qv[eval_order]],
+        eval_sample_weight=[list(eval_weight[eval_order])], eval_at=[5])
+    # Direct LightGBM on the rows in the order the evaluator passes them (tied scores keep the row order).
+    rows = order[np.argsort(qid[order], kind="stable")]
+    eval_rows = eval_order[np.argsort(qv[eval_order], kind="stable")]
+    direct = lgb.LGBMRanker(**params).fit(
+        X[rows], y[rows], group=sizes(qid), sample_weight=weight[rows], eval_set=[(Xv[eval_rows], yv[eval_rows])],
+        eval_group=[sizes(qv)], eval_sample_weight=[eval_weight[eval_rows]], eval_at=[5])
+    np.testing.assert_allclose(model.estimator_.evals_result_["valid_0"]["ndcg@5"],
+                               direct.evals_result_["valid_0"]["ndcg@5"], rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), direct.predict(X))
+
+
+@pytest.mark.parametrize("name, make", [
+    ("eval_sample_weight", lambda n_rows, n_queries: [np.ones(n_rows - 1)]),
+    ("eval_sample_weight", lambda n_rows, n_queries: [np.ones(n_queries)]),  # per query: not for LightGBM
+    ("eval_init_score", lambda n_rows, n_queries: [np.zeros(n_rows + 1)]),
+])
+def test_lightgbm_eval_parameters_of_the_wrong_length_raise(name, make):
+    lgb = pytest.importorskip("lightgbm")
+    (X, y, qid), (Xv, yv, qv) = letor_split()
+    value = make(len(yv), len(np.unique(qv)))
+    with pytest.raises(ValueError, match=rf"`{name}\[0\]` must hold one value per row \({len(yv)}\)\. "
+                                         rf"Got {len(value[0])} values instead\.$"):
+        _evaluator(lgb.LGBMRanker(n_estimators=2, verbose=-1)).fit(
+            X, y, qid=qid, eval_set=[(Xv, yv)], eval_qid=[qv], **{name: value})
+
+
+def test_xgbranker_eval_weights_of_the_wrong_length_raise():
+    xgb = pytest.importorskip("xgboost")
+    (X, y, qid), (Xv, yv, qv) = letor_split()
+    with pytest.raises(ValueError, match=rf"`sample_weight_eval_set\[0\]` must hold one value per row "
+                                         rf"\({len(yv)}\) or, for XGBRanker, one weight per query \(20\)\. "
+                                         r"Got 7 values instead\.$"):
+        _evaluator(xgb.XGBRanker(n_estimators=2)).fit(X, y, qid=qid, eval_set=[(Xv, yv)], eval_qid=[qv],
+                                                      sample_weight_eval_set=[np.ones(7)], verbose=False)
+
+
+@pytest.mark.parametrize("estimator", ["lightgbm", "xgboost"])
+def test_evaluator_eval_set_with_labels_and_rows_of_different_lengths_raises(estimator):
+    module = pytest.importorskip(estimator)
+    ranker = module.LGBMRanker(verbose=-1) if estimator == "lightgbm" else module.XGBRanker()
+    (X, y, qid), (Xv, yv, qv) = letor_split()
+    with pytest.raises(ValueError, match=rf"`eval_set\[0\]` must hold one label per row of X \({len(yv) - 1} rows\)\. "
+                                         rf"Got {len(yv)} labels instead\.$"):
+        _evaluator(ranker).fit(X, y, qid=qid, eval_set=[(Xv[:-1], yv)], eval_qid=[qv[:-1]])
+
+
+def test_evaluator_eval_parameter_lists_of_the_wrong_length_raise():
+    lgb = pytest.importorskip("lightgbm")
+    (X, y, qid), (Xv, yv, qv) = letor_split()
+    with pytest.raises(ValueError, match=r"`eval_sample_weight` must be a list with one entry \(or None\) per "
+                                         r"evaluation set \(1\)\. Got 2 entries instead\.$"):
+        _evaluator(lgb.LGBMRanker(n_estimators=2, verbose=-1)).fit(
+            X, y, qid=qid, eval_set=[(Xv, yv)], eval_qid=[qv], eval_sample_weight=[np.ones(len(yv))] * 2)
