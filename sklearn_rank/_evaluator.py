@@ -749,7 +749,11 @@ def _follow_rows(value, name, codes, order, mode, estimator_name):
     """
     n_rows = len(codes)
     n_queries = int(codes.max()) + 1 if n_rows else 0
-    length = _safe_len(value) if (hasattr(value, "shape") or hasattr(value, "__len__")) else None
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        length = shape[0] if len(shape) else None
+    else:
+        length = len(value) if hasattr(value, "__len__") and not isinstance(value, (str, bytes, dict)) else None
     per_query = mode == "qid" and name.split("[")[0] in _PER_QUERY_PARAMS
     if length == n_rows:
         return value if order is None else safe_indexing(value, order)

@@ -489,3 +489,13 @@ def test_evaluator_eval_parameter_lists_of_the_wrong_length_raise():
                                          r"evaluation set \(1\)\. Got 2 entries instead\.$"):
         _evaluator(lgb.LGBMRanker(n_estimators=2, verbose=-1)).fit(
             X, y, qid=qid, eval_set=[(Xv, yv)], eval_qid=[qv], eval_sample_weight=[np.ones(len(yv))] * 2)
+
+
+@pytest.mark.parametrize("value, got", [(2.0, "float 2.0"), (np.float64(2.0), r"float64 np.float64\(2.0\)|float64 2.0"),
+                                        (np.ones(7), "7 values")])
+def test_xgbranker_training_weights_that_are_neither_per_row_nor_per_query_raise(value, got):
+    xgb = pytest.importorskip("xgboost")
+    (X, y, qid), _ = letor_split()
+    with pytest.raises(ValueError, match=rf"`sample_weight` must hold one value per row \({len(y)}\) or, for "
+                                         rf"XGBRanker, one weight per query \(40\)\. Got ({got}) instead\.$"):
+        _evaluator(xgb.XGBRanker(n_estimators=2)).fit(X, y, qid=qid, sample_weight=value)
