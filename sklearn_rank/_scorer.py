@@ -485,6 +485,9 @@ class RankingScorer(_EstimatorScorer):
         The query-id column of X (see :func:`make_ranking_scorer`).
     params : dict
         Validated engine options that differ from their defaults.
+    written : str, default=None
+        The metric name as the caller wrote it, read under the ``convention``
+        of ``params`` (ranx's ``hits@k`` is a count); default ``spec.name``.
 
     Attributes
     ----------
@@ -773,6 +776,9 @@ class MultimetricRankingScorer(_EstimatorScorer):
         The query-id column of X (see :func:`make_ranking_scorer`).
     params : dict
         Validated engine options that differ from their defaults.
+    computed : sequence of MetricSpec, default=None
+        What the engine computes for each metric: the names as written, read
+        under the ``convention`` of ``params``; default ``specs``.
 
     Attributes
     ----------
