@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._inputs import (ALL_EXCLUDED, AP_DENOMINATORS, GAINS, MISSING, NO_RELEVANT, TARGETS, TIE_POLICIES,
+from ._inputs import (ALL_EXCLUDED, AP_DENOMINATORS, GAINS, MISSING, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES,
                       GroupedData, RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level,
                       prepare, weights_per_row)
 from ._kernels import ListKernels, RankDistribution, RankStats
@@ -39,20 +39,66 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     ``report_params`` overrides entries of the report's ``params`` (``evaluate_trec`` reports its
     ``ties="trec"``, which the engine computes as ``"ordinal"`` on rows in trec_eval's order).
     """
+    evaluation = plan(metrics=metrics, ties=ties, relevance_level=relevance_level, gain=gain,
+                      no_relevant=no_relevant, targets=targets, missing=missing, ap_denominator=ap_denominator,
+                      nan_policy=nan_policy, convention=convention, report_params=report_params,
+                      judged=judged is not None)
+    part = evaluation.part(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
+                           judged=judged, unjudged=unjudged)
+    return evaluation.reduce([part])
+
+
+@dataclass
+class Plan:
+    """Checked options and metrics of one evaluation, applied to whole queries a part at a time.
+
+    ``part`` turns the rows of some whole queries into their per-query values (:class:`PartialReport`);
+    ``reduce`` turns the parts into the report. ``evaluate`` is one part; the streaming and distributed
+    back ends evaluate a batch or a partition per part, and send only the parts back. A plan pickles.
+    """
+
+    resolved: list
+    ties: str
+    gain: str
+    no_relevant: str
+    targets: str
+    ap_denominator: str
+    nan_policy: str
+    relevance_level: float | None
+    missing: str
+    no_relevant_for: dict
+    params: dict
+
+    def part(self, y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
+             unjudged=None):
+        data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged,
+                                     self.relevance_level, self.gain, stable=self.ties == "ordinal",
+                                     ties=self.ties, targets=self.targets,
+                                     families=_needs(self.resolved),
+                                     unjudged=unjudged, nan_policy=self.nan_policy)
+        return partial_report(structure, data, self.resolved, ties=self.ties, no_relevant=self.no_relevant,
+                              targets=self.targets, ap_denominator=self.ap_denominator,
+                              no_relevant_for=self.no_relevant_for, relevance_level=self.relevance_level)
+
+    def reduce(self, parts):
+        return reduce_partials(list(parts), self.resolved, no_relevant=self.no_relevant, params=self.params,
+                               missing=self.missing, no_relevant_for=self.no_relevant_for)
+
+
+def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"],
+         targets=_D["targets"], missing="skip", ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
+         convention=None, report_params=None, judged=False):
+    """The :class:`Plan` of ``metrics`` under these options (checked here, before any data is read)."""
     options, aliases = resolve_convention(convention, dict(
         ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, ap_denominator=ap_denominator,
         nan_policy=nan_policy))
     ties, gain, no_relevant, targets, ap_denominator, nan_policy = (options[name] for name in (
         "ties", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy"))
-    no_relevant_for = options["no_relevant_for"]
     level = check_options(ties, no_relevant, gain, targets, relevance_level)
     check_option(missing, "missing", MISSING)
     check_option(ap_denominator, "ap_denominator", AP_DENOMINATORS)
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
     resolved = resolve_metrics(metrics, targets, aliases)
-    data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, level, gain,
-                                 stable=ties == "ordinal", ties=ties, targets=targets,
-                                 families={family for _, _, family in resolved} | _extra_needs(resolved),
-                                 unjudged=unjudged, nan_policy=nan_policy)
     params = dict(ties=ties, targets=targets, gain=gain, relevance_level=level, no_relevant=no_relevant)
     if ap_denominator != "relevant":
         params["ap_denominator"] = ap_denominator
@@ -60,13 +106,12 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
         params["convention"] = normalise_convention(convention)
     if nan_policy != "raise":
         params["nan_policy"] = nan_policy
-    if judged is not None:
+    if judged:
         params["missing"] = missing
     if report_params:
         params.update(report_params)
-    return _evaluate_structure(structure, data, resolved, ties=ties, no_relevant=no_relevant, targets=targets,
-                               params=params, missing=missing, ap_denominator=ap_denominator,
-                               no_relevant_for=no_relevant_for)
+    return Plan(resolved, ties, gain, no_relevant, targets, ap_denominator, nan_policy, level, missing,
+                options["no_relevant_for"], params)
 
 
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,
@@ -185,6 +230,11 @@ def read_scorer_name(written, spec, convention):
     if isinstance(written, str) and written.strip().lower().startswith("neg_"):
         written = written.strip()[4:]
     return read_name(written, spec, aliases)
+
+
+def _needs(resolved):
+    """What the structure must keep for these metrics: their families and what else they read."""
+    return {family for _, _, family in resolved} | _extra_needs(resolved)
 
 
 def _extra_needs(resolved):
@@ -311,16 +361,125 @@ def _join(records):
     return type(first)(**joined)
 
 
-def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets, params, missing="skip",
-                        ap_denominator="relevant", no_relevant_for=None):
+@dataclass
+class PartialReport:
+    """The per-query values of one part of the queries, before the summary (see :func:`reduce_partials`).
+
+    A part holds whole queries. ``values`` has one value per query of the part for every metric (a list
+    metric's value already filled under ``no_relevant``; NaN where a rank statistic has no target);
+    ``ranks`` holds what the pooled rank statistics need of every target: its rank distribution, its
+    query (an index into ``qid``), its number of candidates and of competing relevant candidates.
+    """
+
+    qid: np.ndarray
+    has_relevant: np.ndarray
+    weight: np.ndarray | None
+    values: dict
+    ranks: tuple | None = None  # (s, m, r, mid, query, num_candidates, num_relevant)
+    missing_qid: np.ndarray | None = None
+    missing_has_relevant: np.ndarray | None = None
+
+    @property
+    def n_queries(self):
+        return len(self.qid)
+
+
+def partial_report(structure, data, resolved, *, ties, no_relevant, targets, ap_denominator="relevant",
+                   no_relevant_for=None, relevance_level=None):
+    """The per-query values of the queries of one structure (one process, one partition or one batch)."""
     n_q = data.n_queries
     stats = structure.query_stats()
     has_relevant = stats.n_relevant > 0
+    missing_qid, missing_has_relevant = _missing_queries(data, relevance_level)
+    values = {}
+    kernels = ranks = None
+    rank_table = None
+    for written, spec, family in resolved:
+        if family == "list":
+            if kernels is None:
+                binary, gain_blocks = structure.blocks(ties)
+                kernels = ListKernels(binary, gain_blocks, stats, n_q, ap_denominator, structure=structure,
+                                      ties=ties)
+            per_query = kernels.compute(spec.base, spec.k, spec.param)
+            # a preset's score for a query without a relevant item may differ by metric (LightGBM, XGBoost)
+            fill_policy = (no_relevant_for or {}).get(spec.base, no_relevant)
+            if fill_policy in ("zero", "one") and spec.needs_relevant:
+                per_query = np.where(has_relevant, per_query, 0.0 if fill_policy == "zero" else 1.0)
+        else:
+            if ranks is None:
+                ranks = structure.ranks(targets)
+                if len(ranks):
+                    dist = RankDistribution.from_ranks(ranks, ties)
+                    rank_table = (dist.s, dist.m, dist.r, dist.mid, ranks.query, ranks.num_candidates,
+                                  ranks.num_relevant)
+            if len(ranks) == 0:
+                per_query = np.full(n_q, np.nan)
+            else:
+                # Within a query the weight is constant and cancels: per-query values are unweighted,
+                # so a query of weight zero still shows its own value.
+                per_q_stats = RankStats(dist, np.ones(len(ranks)), ranks.query, n_q, ranks.num_candidates,
+                                        ranks.num_relevant)
+                per_query = per_q_stats.compute(spec.base, spec.k)
+        values[written] = per_query
+    if ranks is None:
+        rank_table = None
+    elif rank_table is None:  # rank statistics asked for, no target in this part
+        empty = np.zeros(0)
+        rank_table = (empty, empty, empty, empty, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.int64),
+                      np.zeros(0, dtype=np.int64))
+    return PartialReport(data.qid, has_relevant, data.weight, values, rank_table, missing_qid,
+                         missing_has_relevant)
+
+
+def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_relevant_for=None):
+    """The RankingReport of parts holding disjoint sets of whole queries.
+
+    List metrics are weighted means of their per-query values; rank statistics are pooled over the
+    targets of every part. The result does not depend on how the queries were split into parts.
+    """
+    if len(parts) == 1:
+        part = parts[0]
+        qid, has_relevant, weight = part.qid, part.has_relevant, part.weight
+        values = part.values
+        rank_table = part.ranks
+        missing_qid, missing_has_relevant = part.missing_qid, part.missing_has_relevant
+    else:
+        qid = np.concatenate([part.qid for part in parts])
+        order = np.argsort(qid, kind="stable")
+        qid = qid[order]
+        if qid.size > 1 and (qid[1:] == qid[:-1]).any():
+            repeated = qid[1:][qid[1:] == qid[:-1]]
+            raise ValueError("Every query must lie in one part (partition or batch) whole. Got the rows of "
+                             f"{np.unique(repeated).size} queries in several parts, e.g. qid "
+                             f"{np.unique(repeated)[:5].tolist()} instead.")
+        has_relevant = np.concatenate([part.has_relevant for part in parts])[order]
+        if all(part.weight is None for part in parts):
+            weight = None
+        else:
+            weight = np.concatenate([np.ones(part.n_queries) if part.weight is None else part.weight
+                                     for part in parts])[order]
+        values = {written: np.concatenate([part.values[written] for part in parts])[order]
+                  for written in parts[0].values}
+        tables = [part.ranks for part in parts]
+        rank_table = None
+        if tables[0] is not None:
+            offsets = np.cumsum([0] + [part.n_queries for part in parts[:-1]])
+            inverse = np.empty(order.size, dtype=np.intp)
+            inverse[order] = np.arange(order.size)
+            columns = [np.concatenate([table[i] for table in tables]) for i in range(7)]
+            columns[4] = inverse[np.concatenate([table[4] + offset for table, offset in zip(tables, offsets)])]
+            rank_table = tuple(columns)
+        missing_qid, missing_has_relevant = qid[:0], np.zeros(0, dtype=bool)
+        if any(part.missing_qid is not None and part.missing_qid.size for part in parts):
+            raise ValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
+                             "queries in one part. Got them in a split evaluation instead.")
+    n_q = qid.size
     needs_relevant = any(spec.needs_relevant for _, spec, _ in resolved)
-    missing_qid, missing_has_relevant = _missing_queries(data, params.get("relevance_level"))
+    if missing_qid is None:
+        missing_qid, missing_has_relevant = qid[:0], np.zeros(0, dtype=bool)
     if needs_relevant and no_relevant == "error" and not (has_relevant.all() and (
             missing == "skip" or missing_has_relevant.all())):
-        lacking = data.qid[~has_relevant]
+        lacking = qid[~has_relevant]
         if missing == "zero":
             lacking = np.concatenate([lacking, missing_qid[~missing_has_relevant]])
         raise ValueError(f"Every query must have a relevant item (no_relevant='error'). Got "
@@ -329,7 +488,7 @@ def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets
     # Judged queries without any candidate row (missing="zero", trec_eval's -c): every list metric is 0.
     added = np.zeros(0, dtype=bool)
     if missing == "zero" and missing_qid.size:
-        if data.weight is not None:
+        if weight is not None:
             raise ValueError("`missing='zero'` adds judged queries that have no candidate row, and those have "
                              "no sample weight. Got `sample_weight` together with missing='zero' instead.")
         added = missing_has_relevant if (needs_relevant and no_relevant == "skip") else \
@@ -338,70 +497,55 @@ def _evaluate_structure(structure, data, resolved, *, ties, no_relevant, targets
     if not evaluated.any() and not n_added:
         raise ValueError("No query has a relevant item, so the metrics are undefined (`no_relevant='skip'`). "
                          "Got only queries without relevant items instead.")
-    weight = data.weight if data.weight is not None else np.ones(n_q)
-    if not weight[evaluated].sum() > 0 and not n_added:
+    query_weight = weight if weight is not None else np.ones(n_q)
+    if not query_weight[evaluated].sum() > 0 and not n_added:
         raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
                          "of 0 instead.")
-    qid_out = data.qid[evaluated]
+    qid_out = qid[evaluated]
     order = None
     if n_added:
         qid_out = np.concatenate([qid_out, missing_qid[added]])
         order = np.argsort(qid_out, kind="stable")
         qid_out = qid_out[order]
-        weight = np.concatenate([weight[evaluated], np.ones(n_added)])[order]
+        weight_out = np.concatenate([query_weight[evaluated], np.ones(n_added)])[order]
     else:
-        weight = weight[evaluated]
+        weight_out = query_weight[evaluated]
+    pooled = None
     summary, per_query = {}, {"qid": qid_out}
-    kernels = ranks = None
     for written, spec, family in resolved:
+        values_out = values[written][evaluated]
         if family == "list":
-            if kernels is None:
-                binary, gain_blocks = structure.blocks(ties)
-                kernels = ListKernels(binary, gain_blocks, stats, n_q, ap_denominator, structure=structure,
-                                      ties=ties)
-            values = kernels.compute(spec.base, spec.k, spec.param)
-            # a preset's score for a query without a relevant item may differ by metric (LightGBM, XGBoost)
-            fill_policy = (no_relevant_for or {}).get(spec.base, no_relevant)
-            if fill_policy in ("zero", "one") and spec.needs_relevant:
-                values = np.where(has_relevant, values, 0.0 if fill_policy == "zero" else 1.0)
-            values = values[evaluated]
             if n_added:
                 # a judged query without candidate rows scores 0, or 1 under no_relevant="one" when it
                 # has no relevant item either
+                fill_policy = (no_relevant_for or {}).get(spec.base, no_relevant)
                 fill = np.zeros(n_added)
                 if fill_policy == "one" and spec.needs_relevant:
                     fill[~missing_has_relevant[added]] = 1.0
-                values = np.concatenate([values, fill])[order]
-            _check_list_values(written, spec, values, qid_out, params)
-            value = weighted_mean(values, weight)
+                values_out = np.concatenate([values_out, fill])[order]
+            _check_list_values(written, spec, values_out, qid_out, params)
+            value = weighted_mean(values_out, weight_out)
+            no_target = False
         else:
-            if ranks is None:
-                ranks = structure.ranks(targets)
-                if len(ranks):
-                    dist = RankDistribution.from_ranks(ranks, ties)
-                    target_weight = (data.weight if data.weight is not None else np.ones(n_q))[ranks.query]
-            if len(ranks) == 0:
-                values, value = np.full(n_q, np.nan), np.nan
+            no_target = rank_table is None or rank_table[0].size == 0
+            if no_target:
+                value = np.nan
             else:
-                # Within a query the weight is constant and cancels: per-query values are unweighted,
-                # so a query of weight zero still shows its own value.
-                per_q_stats = RankStats(dist, np.ones(len(ranks)), ranks.query, n_q, ranks.num_candidates,
-                                        ranks.num_relevant)
-                pooled = RankStats(dist, target_weight, np.zeros(len(ranks), dtype=np.intp), 1,
-                                   ranks.num_candidates, ranks.num_relevant)
-                values = per_q_stats.compute(spec.base, spec.k)
+                if pooled is None:
+                    s, m, r, mid, target_query, n_cand, n_rel = rank_table
+                    pooled = RankStats(RankDistribution(s, m, r, mid), query_weight[target_query],
+                                       np.zeros(s.size, dtype=np.intp), 1, n_cand, n_rel)
                 value = float(pooled.compute(spec.base, spec.k)[0])
             # A query without a retrieved relevant item has no rank: NaN there, outside the pooled value.
-            values = values[evaluated]
             if n_added:
-                values = np.concatenate([values, np.full(n_added, np.nan)])[order]
+                values_out = np.concatenate([values_out, np.full(n_added, np.nan)])[order]
         if np.isnan(value):
-            reason = ("no query has a retrieved relevant item to rank" if family == "rank" and len(ranks) == 0
+            reason = ("no query has a retrieved relevant item to rank" if family == "rank" and no_target
                       else "no query has a defined value")
             warnings.warn(f"Metric {written!r} is undefined on this input ({reason}); it is reported as NaN.",
-                          UndefinedMetricWarning, stacklevel=4)
+                          UndefinedMetricWarning, stacklevel=5)
         summary[written] = value
-        per_query[written] = values
+        per_query[written] = values_out
     return RankingReport(summary, per_query, int(evaluated.sum()) + n_added, int(n_q - evaluated.sum()) +
                          int(added.size - n_added), params, n_missing=int(missing_qid.size))
 
@@ -424,7 +568,7 @@ def _check_list_values(written, spec, values, qid, params):
     if spec.base == "auc" and np.isnan(values[bad]).all():
         warnings.warn(f"Metric {written!r} is undefined for {int(bad.sum())} queries without a non-relevant "
                       f"candidate (e.g. qid {qid[bad][:5].tolist()}); they are NaN per query and left out of "
-                      "the mean.", UndefinedMetricWarning, stacklevel=5)
+                      "the mean.", UndefinedMetricWarning, stacklevel=6)
         return
     hint = (" With gain='exponential' the gains 2**rel - 1 overflow; use gain='linear' or smaller relevance "
             "grades." if params.get("gain") == "exponential" else "")

@@ -1,0 +1,97 @@
+"""The engine's parts and reduction: whole queries evaluated a part at a time give the one-part report.
+
+This is what the streaming and distributed back ends rely on: each batch or partition is one part, and
+only the parts' per-query values (and the targets' rank distributions) are reduced.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import sklearn_rank as skr
+from sklearn_rank import _engine
+
+METRICS = ["mrr", "mrr@3", "map", "map@5", "ndcg", "ndcg@5", "dcg@3", "p@3", "r@5", "f1@3", "hits@1", "hits@10",
+           "rprec", "auc", "num_rel_ret@5", "bpref", "rbp", "err@5", "judged@5",
+           "mr", "gmr", "hmr", "median_rank", "rank_std", "rank_mad", "count", "amri", "agmri", "zmrr", "ahits@3"]
+
+
+def grouped(seed, n_queries=40):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 25, size=n_queries)
+    qid = np.repeat(rng.permutation(np.arange(1000, 1000 + 7 * n_queries, 7)), sizes)
+    y = rng.integers(0, 4, size=qid.size) * (rng.random(qid.size) < 0.4)
+    s = rng.integers(0, 5, size=qid.size).astype(float)  # many ties
+    order = rng.permutation(qid.size)  # rows of a query scattered in the input
+    weight_of = {q: w for q, w in zip(np.unique(qid), rng.uniform(0.2, 3.0, size=n_queries))}
+    return y[order], s[order], qid[order], np.array([weight_of[q] for q in qid[order]])
+
+
+def split(qid, n_parts, seed):
+    """Row masks of ``n_parts`` parts, each holding whole queries (taken in a scattered order)."""
+    queries = np.unique(qid)
+    owner = np.random.default_rng(seed).integers(0, n_parts, size=queries.size)
+    owner[:n_parts] = np.arange(n_parts)  # no empty part
+    part_of_row = owner[np.searchsorted(queries, qid)]
+    return [part_of_row == p for p in range(n_parts)]
+
+
+def assert_same(got, expected):
+    assert got.summary.keys() == expected.summary.keys()
+    for name, value in expected.summary.items():
+        assert got.summary[name] == pytest.approx(value, rel=1e-12, abs=1e-12, nan_ok=True), name
+    np.testing.assert_array_equal(got.per_query["qid"], expected.per_query["qid"])
+    for name, values in expected.per_query.items():
+        np.testing.assert_allclose(got.per_query[name], values, rtol=1e-12, atol=1e-12, err_msg=name)
+    assert (got.n_queries, got.n_skipped, got.params) == (expected.n_queries, expected.n_skipped, expected.params)
+
+
+@pytest.mark.parametrize("n_parts", [1, 3, 7])
+@pytest.mark.parametrize("ties", ["expected", "realistic", "optimistic", "pessimistic", "ordinal"])
+@pytest.mark.parametrize("options", [{}, {"targets": "all"}, {"no_relevant": "zero"}, {"convention": "lightgbm"},
+                                     {"weights": True, "exclude": True, "unjudged": True}])
+def test_parts_reduce_to_the_one_part_report(n_parts, ties, options):
+    seed = n_parts * 100 + len(options)
+    y, s, qid, weight = grouped(seed)
+    rng = np.random.default_rng(seed)
+    rows = {"qid": qid}
+    if options.get("weights"):
+        rows["sample_weight"] = weight
+    if options.get("exclude"):
+        rows["exclude"] = (y == 0) & (rng.random(y.size) < 0.2)
+    if options.get("unjudged"):
+        rows["unjudged"] = (y == 0) & (rng.random(y.size) < 0.3)
+    engine_options = {key: value for key, value in options.items() if key in ("targets", "no_relevant", "convention")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", skr.UndefinedMetricWarning)
+        expected = skr.evaluate(y, s, metrics=METRICS, ties=ties, **rows, **engine_options)
+        evaluation = _engine.plan(metrics=METRICS, ties=ties, **engine_options)
+        parts = [evaluation.part(y[mask], s[mask], **{key: value[mask] for key, value in rows.items()})
+                 for mask in split(qid, n_parts, seed)]
+        got = evaluation.reduce(parts)
+    assert_same(got, expected)
+
+
+def test_a_query_in_two_parts_is_refused():
+    y, s, qid, _ = grouped(1)
+    evaluation = _engine.plan(metrics=["mrr"])
+    first = qid == qid[0]
+    half = first & (np.cumsum(first) <= first.sum() // 2 + 1)
+    parts = [evaluation.part(y[~half], s[~half], qid=qid[~half]), evaluation.part(y[half], s[half], qid=qid[half])]
+    if first.sum() > 1:
+        with pytest.raises(ValueError, match=r"Every query must lie in one part .* Got the rows of 1 queries"):
+            evaluation.reduce(parts)
+
+
+def test_global_checks_apply_to_all_parts_together():
+    # "no query has a relevant item" is a property of all parts, not of one
+    evaluation = _engine.plan(metrics=["mrr"])
+    without = evaluation.part([0, 0], [0.5, 0.2], qid=[1, 1])
+    with_relevant = evaluation.part([1, 0], [0.5, 0.2], qid=[2, 2])
+    assert evaluation.reduce([without, with_relevant]).summary == {"mrr": 1.0}
+    with pytest.raises(ValueError, match="No query has a relevant item"):
+        evaluation.reduce([without, evaluation.part([0, 0], [0.1, 0.2], qid=[3, 3])])
+    strict = _engine.plan(metrics=["mrr"], no_relevant="error")
+    with pytest.raises(ValueError, match="no_relevant='error'.*qid \\[1\\]"):
+        strict.reduce([strict.part([0, 0], [0.5, 0.2], qid=[1, 1]), strict.part([1, 0], [0.5, 0.2], qid=[2, 2])])
