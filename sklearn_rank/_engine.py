@@ -413,7 +413,8 @@ def partial_report(structure, data, resolved, *, ties, no_relevant, targets, ap_
                     rank_table = (dist.s, dist.m, dist.r, dist.mid, ranks.query, ranks.num_candidates,
                                   ranks.num_relevant)
             if len(ranks) == 0:
-                per_query = np.full(n_q, np.nan)
+                # no target in this part: as RankStats reads a query without a target (count 0, else NaN)
+                per_query = np.zeros(n_q) if spec.base == "count" else np.full(n_q, np.nan)
             else:
                 # Within a query the weight is constant and cancels: per-query values are unweighted,
                 # so a query of weight zero still shows its own value.

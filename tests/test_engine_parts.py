@@ -95,3 +95,20 @@ def test_global_checks_apply_to_all_parts_together():
     strict = _engine.plan(metrics=["mrr"], no_relevant="error")
     with pytest.raises(ValueError, match="no_relevant='error'.*qid \\[1\\]"):
         strict.reduce([strict.part([0, 0], [0.5, 0.2], qid=[1, 1]), strict.part([1, 0], [0.5, 0.2], qid=[2, 2])])
+
+
+def test_a_part_without_targets_counts_zero_targets_per_query():
+    # A part whose queries have no relevant item (kept by no_relevant="zero") has no target at all; its
+    # queries' per-query count is 0, as in a part where other queries have targets (it was NaN).
+    y = np.array([0, 0, 1, 0, 0, 0, 0, 1])
+    s = np.array([0.3, 0.2, 0.9, 0.1, 0.5, 0.4, 0.8, 0.7])
+    qid = np.array([1, 1, 2, 2, 3, 3, 4, 4])
+    metrics = ["count", "mr", "zmrr"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", skr.UndefinedMetricWarning)
+        expected = skr.evaluate(y, s, qid=qid, metrics=metrics, no_relevant="zero")
+        evaluation = _engine.plan(metrics=metrics, no_relevant="zero")
+        without = np.isin(qid, [1, 3])
+        got = evaluation.reduce([evaluation.part(y[mask], s[mask], qid=qid[mask]) for mask in (without, ~without)])
+    np.testing.assert_array_equal(expected.per_query["count"], [0, 1, 0, 1])
+    assert_same(got, expected)
