@@ -21,7 +21,7 @@ import pytest
 import sklearn_rank
 
 PUBLIC_MODULES = ["sklearn_rank", "sklearn_rank.io", "sklearn_rank.stats", "sklearn_rank.model_selection",
-                  "sklearn_rank.datasets", "sklearn_rank.exceptions"]
+                  "sklearn_rank.datasets", "sklearn_rank.exceptions", "sklearn_rank.spark"]
 PARAMETER_SECTIONS = ("Parameters", "Other Parameters")
 
 

@@ -1,0 +1,230 @@
+"""Ranking metrics of a Spark DataFrame, computed where the rows are.
+
+``evaluate`` shuffles the rows by query id (``repartition``), sorts each partition by query id, and
+streams every partition's Arrow batches through the metric engine (``mapInArrow``): a chunk of whole
+queries at a time becomes the per-query values of those queries (a ``PartialReport``), and only those
+travel back to the driver, pickled in a binary column, to be reduced into one ``RankingReport``. The raw
+rows are never collected. ``pyspark`` is imported only when ``evaluate`` runs (the ``spark`` extra:
+``pip install "sklearn-rank[spark]"``); ``import sklearn_rank`` does not import this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import warnings
+
+import numpy as np
+
+from . import _engine
+
+__all__ = ["evaluate"]
+
+# Rows evaluated at once in a worker (plus the rows of the query that crosses the boundary): bounds a
+# worker's memory whatever the partition size, and keeps the number of parts sent back small.
+_CHUNK_ROWS = 1 << 20
+
+_ENGINE_OPTIONS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "nan_policy",
+                   "convention")
+_ROW_COLUMN = "__sklearn_rank_row__"
+
+
+def _import_pyspark():
+    try:
+        import pyspark  # noqa: F401
+        from pyspark.sql import DataFrame, functions, types
+    except ImportError as error:
+        raise ImportError('sklearn_rank.spark needs pyspark (with pyarrow): install the "spark" extra, '
+                          'pip install "sklearn-rank[spark]".') from error
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as error:
+        raise ImportError('sklearn_rank.spark needs pyarrow beside pyspark: install the "spark" extra, '
+                          'pip install "sklearn-rank[spark]".') from error
+    return DataFrame, functions, types
+
+
+def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "map", "ndcg@10"),
+             sample_weight=None, exclude=None, unjudged=None, **options):
+    """Compute ranking metrics of a Spark DataFrame, one partition of whole queries at a time.
+
+    The rows of a query are brought together by ``sdf.repartition(qid)``
+    and sorted within each partition; every partition streams through the
+    metric engine in chunks of whole queries (``mapInArrow``), and only the
+    per-query values come back to the driver. The result equals
+    :func:`sklearn_rank.evaluate` on the same rows (to rounding).
+
+    Parameters
+    ----------
+    sdf : pyspark.sql.DataFrame
+        One row per (query, candidate).
+    qid : str, default="qid"
+        Column of query ids: an integer column (``long`` ids are kept
+        exact, beyond 2**53 too) or a string column.
+    score : str, default="score"
+        Numeric column of predicted scores (higher ranks first). A null
+        score is a NaN score (see ``nan_policy``).
+    label : str, default="label"
+        Numeric (or boolean) column of relevance; graded values are kept.
+    metrics : str or sequence of str, default=("mrr", "map", "ndcg@10")
+        Metric names (see :func:`sklearn_rank.metric_names`).
+    sample_weight : str, default=None
+        Numeric column of weights, constant within a query.
+    exclude : str, default=None
+        Boolean column: True marks a candidate removed before ranking (the
+        filtered protocol).
+    unjudged : str, default=None
+        Boolean column: True marks a candidate without a relevance
+        judgement (``bpref``, ``judged@k``).
+    **options : dict
+        The options of :func:`sklearn_rank.evaluate`: ``ties``, ``gain``,
+        ``relevance_level``, ``no_relevant``, ``targets``,
+        ``ap_denominator``, ``nan_policy`` and ``convention``. Under
+        ``ties="ordinal"`` (or a preset that sets it) ties are broken by
+        the DataFrame's row order, as ``monotonically_increasing_id``
+        numbers the rows. ``judged`` and ``missing`` (judged queries
+        without rows) are refused: a split evaluation cannot see them.
+
+    Returns
+    -------
+    report : RankingReport
+        As :func:`sklearn_rank.evaluate` returns it: ``summary`` and
+        ``per_query`` (numpy arrays in the driver, sorted by query id).
+
+    See Also
+    --------
+    sklearn_rank.evaluate : The same metrics on arrays in one process.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession  # doctest: +SKIP
+    >>> from sklearn_rank import spark as skr_spark
+    >>> session = SparkSession.builder.master("local[1]").getOrCreate()  # doctest: +SKIP
+    >>> sdf = session.createDataFrame(  # doctest: +SKIP
+    ...     [(1, 0.9, 0), (1, 0.8, 1), (1, 0.1, 0), (2, 0.3, 2), (2, 0.6, 0), (2, 0.2, 1)],
+    ...     schema="qid long, score double, label long")
+    >>> report = skr_spark.evaluate(sdf, metrics=["mrr", "ndcg@2"])  # doctest: +SKIP
+    >>> {name: round(value, 4) for name, value in report.summary.items()}  # doctest: +SKIP
+    {'mrr': 0.5, 'ndcg@2': 0.5553}
+    >>> report.per_query["qid"]  # doctest: +SKIP
+    array([1, 2])
+    """
+    DataFrame, F, T = _import_pyspark()
+    if not isinstance(sdf, DataFrame):
+        raise TypeError(f"`sdf` must be a pyspark.sql.DataFrame. Got {type(sdf).__name__} instead.")
+    for refused in ("judged", "missing"):
+        if refused in options:
+            raise TypeError(f"`{refused}` (judged queries without candidate rows) is not supported by a split "
+                            f"evaluation: evaluate such queries in memory with sklearn_rank.evaluate. Got "
+                            f"{refused}={options[refused]!r} instead.")
+    unknown = sorted(set(options) - set(_ENGINE_OPTIONS))
+    if unknown:
+        raise TypeError(f"evaluate() takes the options {', '.join(_ENGINE_OPTIONS)}. Got {', '.join(unknown)} "
+                        "instead.")
+    evaluation = _engine.plan(metrics=metrics, **options)  # options checked before any Spark job
+
+    schema = {field.name: field.dataType for field in sdf.schema.fields}
+    roles = {"qid": qid, "score": score, "label": label, "sample_weight": sample_weight, "exclude": exclude,
+             "unjudged": unjudged}
+    kinds = {"qid": ((T.IntegralType, T.StringType), "an integer or string"),
+             "score": ((T.NumericType,), "a numeric"),
+             "label": ((T.NumericType, T.BooleanType), "a numeric or boolean"),
+             "sample_weight": ((T.NumericType,), "a numeric"),
+             "exclude": ((T.BooleanType,), "a boolean"),
+             "unjudged": ((T.BooleanType,), "a boolean")}
+    columns = {}
+    for role, name in roles.items():
+        if name is None:
+            continue
+        if not isinstance(name, str) or name not in schema:
+            raise ValueError(f"`{role}` must name a column of `sdf` ({', '.join(map(repr, schema))}). Got "
+                             f"{name!r} instead.")
+        allowed, kind = kinds[role]
+        if not isinstance(schema[name], allowed):
+            raise TypeError(f"`{role}` must name {kind} column. Got column {name!r} of type "
+                            f"{schema[name].simpleString()} instead.")
+        columns[role] = name
+
+    order = [columns["qid"]]
+    selected = list(dict.fromkeys(columns.values()))
+    frame = sdf.select(*[F.col(name) for name in selected])
+    if evaluation.ties == "ordinal":
+        # input order among tied scores: number the rows before the shuffle, sort by that number after it
+        frame = frame.withColumn(_ROW_COLUMN, F.monotonically_increasing_id())
+        order.append(_ROW_COLUMN)
+    frame = frame.repartition(columns["qid"]).sortWithinPartitions(*order)
+    worker = functools.partial(_evaluate_partition, evaluation=evaluation, columns=columns,
+                               chunk_rows=_CHUNK_ROWS)
+    rows = frame.mapInArrow(worker, "part binary").collect()
+
+    parts, caught = [], []
+    for row in rows:
+        kind, payload, messages = pickle.loads(row[0])
+        if kind == "error":
+            raise payload
+        parts.append(payload)
+        caught.extend(messages)
+    for category, message in dict.fromkeys(caught):  # the workers' warnings, each once
+        warnings.warn(message, category, stacklevel=2)
+    if not parts:
+        raise ValueError("`sdf` must hold at least one row. Got an empty DataFrame instead.")
+    return evaluation.reduce(parts)
+
+
+def _evaluate_partition(batches, *, evaluation, columns, chunk_rows):
+    """The PartialReports of one partition (rows sorted by query id), a chunk of whole queries at a time.
+
+    Batches are gathered until ``chunk_rows`` rows; the rows of the last query of a chunk may continue
+    in the next batch, so they are carried over to the next chunk. Each yielded record batch holds one
+    pickled ``(kind, payload, warnings)``: ``("part", PartialReport, ...)`` or ``("error", exception, [])``
+    (re-raised in the driver as it was raised here).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pending, n_pending = [], 0
+    try:
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            pending.append(batch)
+            n_pending += batch.num_rows
+            if n_pending < chunk_rows:
+                continue
+            table = pa.Table.from_batches(pending).combine_chunks()
+            qid = table.column(columns["qid"])
+            last = qid[len(qid) - 1]
+            # rows are sorted by qid, so the last query's rows end the chunk
+            first_of_last = len(qid) - int(pc.sum(pc.equal(qid, last)).as_py())
+            if first_of_last == 0:  # one query so far: it may go on
+                continue
+            yield _part_batch(evaluation, table.slice(0, first_of_last), columns)
+            pending = table.slice(first_of_last).to_batches()
+            n_pending = table.num_rows - first_of_last
+        if n_pending:
+            yield _part_batch(evaluation, pa.Table.from_batches(pending), columns)
+    except Exception as error:  # noqa: BLE001 - sent to the driver and re-raised there
+        yield _record(pa, ("error", error, []))
+
+
+def _part_batch(evaluation, table, columns):
+    import pyarrow as pa
+
+    arrays = {}
+    for role, name in columns.items():
+        column = table.column(name)
+        if column.null_count and role != "score":
+            raise ValueError(f"`{role}` column {name!r} must not hold nulls. Got {column.null_count} nulls "
+                             "instead.")
+        arrays[role] = column.to_numpy()  # a null score reads as NaN
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        part = evaluation.part(arrays["label"], arrays["score"].astype(np.float64, copy=False), qid=arrays["qid"],
+                               sample_weight=arrays.get("sample_weight"), exclude=arrays.get("exclude"),
+                               unjudged=arrays.get("unjudged"))
+    messages = [(w.category, str(w.message)) for w in caught]
+    return _record(pa, ("part", part, messages))
+
+
+def _record(pa, payload):
+    return pa.RecordBatch.from_arrays([pa.array([pickle.dumps(payload)], type=pa.binary())], names=["part"])
