@@ -37,10 +37,14 @@ def _import_pyspark():
         raise ImportError('sklearn_rank.spark needs pyspark (with pyarrow): install the "spark" extra, '
                           'pip install "sklearn-rank[spark]".') from error
     try:
-        import pyarrow  # noqa: F401
+        # mapInArrow needs PySpark's own pandas and pyarrow floors (PySpark 4.3: pandas >= 2.2, pyarrow >= 18)
+        from pyspark.sql.pandas.utils import require_minimum_pandas_version, require_minimum_pyarrow_version
+
+        require_minimum_pandas_version()
+        require_minimum_pyarrow_version()
     except ImportError as error:
-        raise ImportError('sklearn_rank.spark needs pyarrow beside pyspark: install the "spark" extra, '
-                          'pip install "sklearn-rank[spark]".') from error
+        raise ImportError(f'sklearn_rank.spark needs the pandas and pyarrow versions of PySpark\'s "sql" extra '
+                          f'(install the "spark" extra, pip install "sklearn-rank[spark]"): {error}') from error
     return DataFrame, functions, types
 
 

@@ -36,6 +36,10 @@ def spark():
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:
         pytest.skip("Spark needs a Java runtime, and `java` is not on PATH")
+    try:
+        skr_spark._import_pyspark()
+    except ImportError as error:  # this PySpark refuses the installed pandas or pyarrow for Arrow functions
+        pytest.skip(str(error))
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -214,9 +218,9 @@ def test_bad_values_raise_in_the_driver_as_raised_in_the_worker(spark):
         skr_spark.evaluate(empty)
 
 
-def test_missing_pyspark_names_the_extra(monkeypatch):
-    monkeypatch.setitem(sys.modules, "pyspark", None)
-    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+@pytest.mark.parametrize("missing", ["pyspark", "pyspark.sql.pandas.utils"])
+def test_missing_pyspark_names_the_extra(monkeypatch, missing):
+    monkeypatch.setitem(sys.modules, missing, None)
     with pytest.raises(ImportError, match=r'pip install "sklearn-rank\[spark\]"'):
         skr_spark.evaluate(None)
 
