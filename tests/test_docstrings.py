@@ -21,7 +21,7 @@ import pytest
 import sklearn_rank
 
 PUBLIC_MODULES = ["sklearn_rank", "sklearn_rank.io", "sklearn_rank.stats", "sklearn_rank.model_selection",
-                  "sklearn_rank.datasets", "sklearn_rank.exceptions", "sklearn_rank.spark"]
+                  "sklearn_rank.datasets", "sklearn_rank.exceptions", "sklearn_rank.dask", "sklearn_rank.spark"]
 PARAMETER_SECTIONS = ("Parameters", "Other Parameters")
 
 
@@ -133,6 +133,7 @@ def test_the_public_surface_is_found():
     assert {"sklearn_rank.ndcg_score", "sklearn_rank.RankingEvaluator", "sklearn_rank.RankingEvaluator.fit",
             "sklearn_rank.io.read_run", "sklearn_rank.stats.compare",
             "sklearn_rank.model_selection.QueryGroupKFold.split", "sklearn_rank.datasets.make_ranking",
+            "sklearn_rank.dask.evaluate",
             "sklearn_rank.exceptions.TrecFormatError"} <= labels
     assert len(labels) == len(CASES)
 

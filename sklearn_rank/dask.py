@@ -1,0 +1,223 @@
+"""Ranking metrics of a Dask DataFrame: whole queries per partition, the engine on each, one reduction.
+
+``import sklearn_rank`` does not import this module, and this module imports Dask only when
+:func:`evaluate` runs (install it with ``pip install "sklearn-rank[dask]"``).
+
+How it works: the rows of each query are brought into one partition by a shuffle on the query id
+(``ddf.shuffle(qid)``), unless the frame is already partitioned by query id. Each partition is
+evaluated on the workers by the same engine as :func:`sklearn_rank.evaluate` (one ``Plan``,
+checked once in the driver and sent to every partition); only the per-query values and the rank
+distributions of the targets travel back (``PartialReport``), never the rows, and the driver
+reduces them into the report. A query whose rows still lie in two partitions is an error, never
+a silently split query.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _engine
+
+__all__ = ["evaluate"]
+
+# Options of the engine's plan that every back end forwards.
+_OPTIONS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "nan_policy", "convention")
+# A column added (only under ties="ordinal") to keep the input order of the rows through the shuffle.
+_ROW = "__sklearn_rank_row__"
+_SPLIT = "Every query must lie in one part"
+
+
+def _import_dask():
+    try:
+        import dask
+        import dask.dataframe as dd
+    except ImportError as exc:
+        raise ImportError('sklearn_rank.dask needs Dask with its DataFrame: pip install "sklearn-rank[dask]" '
+                          f"(or pip install \"dask[dataframe]\"). The import failed with: {exc}") from exc
+    return dask, dd
+
+
+def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "map", "ndcg@10"), sample_weight=None,
+             exclude=None, unjudged=None, per_query="pandas", partitioned_by_qid=None, **options):
+    """Compute ranking metrics of a Dask DataFrame of (query, candidate) rows.
+
+    The same numbers as :func:`sklearn_rank.evaluate` on the same rows
+    collected into one process, without collecting them: the rows of each
+    query are brought into one partition by a shuffle on ``qid`` (skipped
+    when the frame is already partitioned by query id), every partition is
+    evaluated on the workers by the same engine, and only per-query values
+    come back to be reduced into the report.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        One row per (query, candidate) pair.
+    qid : str, default="qid"
+        The column of query ids (any values that sort: integers, strings),
+        or the name of the index when the query id is the index.
+    score : str, default="score"
+        The column of scores (higher ranks first).
+    label : str, default="label"
+        The column of relevance grades (``y_true``).
+    metrics : str or sequence of str, default=("mrr", "map", "ndcg@10")
+        Metric names (see :func:`sklearn_rank.metric_names`).
+    sample_weight : str, default=None
+        The column of weights: one per query (per row, constant within a
+        query).
+    exclude : str, default=None
+        A column of booleans: candidates removed before ranking (filtered
+        protocol).
+    unjudged : str, default=None
+        A column of booleans: candidates without a relevance judgement
+        (for ``bpref`` and ``judged@k``).
+    per_query : {"pandas"}, default="pandas"
+        Where the per-query values go: ``report.per_query`` holds them as
+        NumPy arrays in the driver, as :func:`sklearn_rank.evaluate` does
+        (``report.to_frame()`` gives a pandas frame). They come back to the
+        driver in any case, as the reduction needs them, so a Dask frame of
+        them is ``dask.dataframe.from_pandas(report.to_frame(),
+        npartitions=...)``.
+    partitioned_by_qid : bool, default=None
+        Whether every partition already holds whole queries, so that no
+        shuffle is needed. ``None``: yes when ``qid`` is the index and its
+        divisions are known (as after ``set_index(qid)``), else shuffle.
+        ``True``: trust the partitioning (for example Parquet files written
+        one query range per file); a query found in two partitions then
+        raises a ``ValueError``. ``False``: always shuffle.
+    **options : dict
+        The options of :func:`sklearn_rank.evaluate`: ``ties``, ``gain``,
+        ``relevance_level``, ``no_relevant``, ``targets``,
+        ``ap_denominator``, ``nan_policy`` and ``convention``. ``judged``
+        and ``missing`` (judged queries without rows) are not supported.
+
+    Returns
+    -------
+    report : RankingReport
+        As :func:`sklearn_rank.evaluate` returns on the same rows.
+
+    Raises
+    ------
+    ValueError
+        A column name that is not in the frame, a bad option, or a query
+        whose rows lie in two partitions under ``partitioned_by_qid=True``.
+
+    See Also
+    --------
+    sklearn_rank.evaluate : The same on arrays in memory.
+
+    Notes
+    -----
+    With ``ties="ordinal"`` (input order breaks ties), a row position is
+    carried through the shuffle so that ties are broken in the frame's
+    own row order, as in memory.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import dask.dataframe as dd
+    >>> import sklearn_rank.dask
+    >>> frame = pd.DataFrame({"qid": [1, 1, 1, 2, 2, 2],
+    ...                       "score": [0.9, 0.8, 0.1, 0.3, 0.6, 0.2],
+    ...                       "label": [0, 1, 0, 1, 0, 0]})
+    >>> ddf = dd.from_pandas(frame, npartitions=2)
+    >>> report = sklearn_rank.dask.evaluate(ddf, metrics=["mrr", "hits@1", "map"])
+    >>> report.summary
+    {'mrr': 0.5, 'hits@1': 0.0, 'map': 0.5}
+    >>> report.per_query["mrr"]
+    array([0.5, 0.5])
+    """
+    dask, dd = _import_dask()
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"`ddf` must be a dask.dataframe.DataFrame. Got {type(ddf).__name__} instead.")
+    for name in ("judged", "missing"):
+        if name in options:
+            raise ValueError(f"`{name}` (judged queries without candidate rows) needs every query in one process and "
+                             f"is not supported by sklearn_rank.dask.evaluate. Got {name}= instead.")
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise TypeError(f"sklearn_rank.dask.evaluate() takes the options {list(_OPTIONS)}. Got {unknown} instead.")
+    if per_query != "pandas":
+        raise ValueError("`per_query` must be 'pandas' (for a Dask frame of the per-query values: "
+                         "dask.dataframe.from_pandas(report.to_frame(), npartitions=...)). "
+                         f"Got {per_query!r} instead.")
+    if partitioned_by_qid not in (None, True, False):
+        raise ValueError(f"`partitioned_by_qid` must be None, True or False. Got {partitioned_by_qid!r} instead.")
+    evaluation = _engine.plan(metrics=metrics, **options)  # options checked once, before any data is read
+
+    columns = list(ddf.columns)
+    index_name = ddf.index.name
+    names = {"qid": qid, "score": score, "label": label, "sample_weight": sample_weight, "exclude": exclude,
+             "unjudged": unjudged}
+    for parameter, column in names.items():
+        if column is None and parameter in ("sample_weight", "exclude", "unjudged"):
+            continue
+        try:
+            present = column in columns or (parameter == "qid" and column == index_name)
+        except TypeError:  # an unhashable value: an array, a list
+            present = False
+        if not present:
+            raise ValueError(f"`{parameter}` must name a column of `ddf` (its columns: {columns}"
+                             f"{f'; its index: {index_name!r}' if parameter == 'qid' and index_name else ''}). "
+                             f"Got {_short(column)} instead.")
+    wanted = [column for column in names.values() if column is not None]
+    if len(set(wanted)) != len(wanted):
+        raise ValueError(f"`qid`, `score`, `label`, `sample_weight`, `exclude` and `unjudged` must name different "
+                         f"columns. Got {names} instead.")
+    on_index = qid not in columns
+    frame = ddf[[column for column in wanted if column != qid or not on_index]]
+
+    if partitioned_by_qid is None:
+        partitioned_by_qid = on_index and ddf.known_divisions
+    if not partitioned_by_qid:
+        if evaluation.ties == "ordinal":
+            # the shuffle need not keep the rows of a query in their order: carry the position through
+            frame = frame.assign(**{_ROW: 1})
+            frame[_ROW] = frame[_ROW].cumsum()
+        if on_index:
+            frame = frame.reset_index()
+        frame = frame.shuffle(qid)
+        on_index = False
+
+    parts = [dask.delayed(_evaluate_partition, pure=True)(evaluation, partition, names, on_index)
+             for partition in frame.to_delayed()]
+    parts = [part for part in dask.compute(*parts) if part is not None]
+    if not parts:
+        raise ValueError(f"`ddf` must have at least one row. Got {ddf.npartitions} empty partitions instead.")
+    try:
+        return evaluation.reduce(parts)
+    except ValueError as exc:
+        if str(exc).startswith(_SPLIT):
+            raise ValueError(f"{exc} With partitioned_by_qid=True (or a qid index with known divisions) every "
+                             "partition must hold whole queries; partitioned_by_qid=False shuffles the rows by "
+                             "query id first.") from None
+        raise
+
+
+def _short(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _values(series):
+    """A pandas Series or Index as a NumPy array (nullable numbers: NaN for a missing value)."""
+    import pandas as pd
+
+    dtype = series.dtype
+    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and getattr(dtype, "_is_numeric", False):
+        if series.isna().any():
+            return series.to_numpy(dtype=np.float64, na_value=np.nan)
+        numpy_dtype = getattr(dtype, "numpy_dtype", None)
+        return series.to_numpy(dtype=numpy_dtype) if numpy_dtype is not None else series.to_numpy()
+    return series.to_numpy()
+
+
+def _evaluate_partition(evaluation, frame, names, on_index):
+    """The PartialReport of one partition's rows (whole queries), or None for an empty partition."""
+    if len(frame) == 0:
+        return None
+    if _ROW in frame.columns:
+        frame = frame.iloc[np.argsort(frame[_ROW].to_numpy(), kind="stable")]
+    qid = _values(frame.index) if on_index else _values(frame[names["qid"]])
+    rows = {parameter: _values(frame[names[parameter]])
+            for parameter in ("sample_weight", "exclude", "unjudged") if names[parameter] is not None}
+    return evaluation.part(_values(frame[names["label"]]), _values(frame[names["score"]]), qid=qid, **rows)
