@@ -189,6 +189,7 @@ PAGE_NEEDS = {
     "significance.rst": ["pandas"],
     "model_selection.rst": ["pandas", "lightgbm", "xgboost"],
     "lightgbm_xgboost.rst": ["pandas", "lightgbm", "xgboost"],
+    "_scaling_dask.rst": ["pandas", "dask.dataframe"],
 }
 
 
