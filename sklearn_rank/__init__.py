@@ -29,6 +29,7 @@ _LAZY = {
     "make_ranking_scorer": "._scorer",
     "make_scorers": "._scorer",
     "XGBoostMetric": "._boosting",
+    "evaluate_batches": "._batches",
     "lightgbm_metric": "._boosting",
     "xgboost_metric": "._boosting",
 }
@@ -60,6 +61,7 @@ __all__ = [
     "compute_ranks",
     "dcg_score",
     "evaluate",
+    "evaluate_batches",
     "evaluate_ranks",
     "get_metric",
     "get_scorer",

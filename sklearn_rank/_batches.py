@@ -1,0 +1,383 @@
+"""Streaming evaluation of record batches grouped by query: :func:`evaluate_batches`.
+
+The stream is read once. The rows of the queries that are complete (a later row of the stream
+belongs to another query) are evaluated as one part of the engine's plan (``_engine.Plan.part``);
+the last query of a batch may continue in the next batch, so its rows are carried over until
+its end. Only the parts' per-query values are kept, and reduced at the end (``Plan.reduce``),
+which gives the numbers of :func:`~sklearn_rank.evaluate` on all the rows.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from . import _engine
+from ._inputs import ALL_EXCLUDED
+
+__all__ = ["evaluate_batches"]
+
+# Complete queries are gathered up to this many rows before they go to the engine as one part: a
+# part costs a fixed overhead (option dispatch, one sort, the kernels' set-up), so many tiny
+# batches are evaluated together. Larger batches go to the engine as they come.
+_PART_ROWS = 1 << 16
+
+# The options of ``evaluate`` that a split evaluation takes.
+_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy",
+            "convention")
+# The options of ``evaluate`` that need every query in one process.
+_WHOLE_INPUT_OPTIONS = ("judged", "missing")
+
+
+def evaluate_batches(batches, *, qid="qid", score="score", label="label", metrics=("mrr", "map", "ndcg@10"),
+                     sample_weight=None, exclude=None, unjudged=None, **options):
+    """Evaluate a stream of record batches whose rows are grouped by query.
+
+    The rows of each query must be contiguous in the stream (one query
+    after the other, as ``ORDER BY qid`` gives them; the queries need not be
+    sorted). A query may span any number of batches: its rows are carried
+    over until the query ends. Memory holds one batch, the rows of the query
+    carried over, the complete queries gathered for the engine (at most
+    65536 rows besides the batch) and the per-query values; the numbers are
+    those of :func:`evaluate` on all the rows.
+
+    Parameters
+    ----------
+    batches : pyarrow.RecordBatchReader or iterable
+        The rows: a :class:`pyarrow.RecordBatchReader`, or an iterable of
+        :class:`pyarrow.RecordBatch`, :class:`pyarrow.Table`,
+        :class:`pandas.DataFrame` or other data frames with a ``to_arrow()``
+        method (Polars). A single table or data frame is one batch. Empty
+        batches are skipped. Dictionary-encoded columns are decoded.
+    qid : str, default="qid"
+        The column of query ids (integers or strings). The rows of a query
+        must be contiguous in the stream; a query that appears again after
+        other queries raises a ``ValueError``.
+    score : str, default="score"
+        The column of scores (higher ranks first).
+    label : str, default="label"
+        The column of relevance values.
+    metrics : str or sequence of str, default=("mrr", "map", "ndcg@10")
+        Metric names (see :func:`metric_names`).
+    sample_weight : str, default=None
+        The column of query weights (per row, constant within a query).
+    exclude : str, default=None
+        The column of boolean flags of the candidates removed before ranking
+        (filtered protocol).
+    unjudged : str, default=None
+        The column of boolean flags of the candidates without a relevance
+        judgement (see :func:`evaluate`).
+    **options : dict
+        The options of :func:`evaluate`: ``ties``, ``relevance_level``,
+        ``gain``, ``no_relevant``, ``targets``, ``ap_denominator``,
+        ``nan_policy`` and ``convention``. ``judged`` and ``missing`` need
+        every query in one process and are refused.
+
+    Returns
+    -------
+    report : RankingReport
+        As :func:`evaluate` on the concatenated rows; ``report.per_query``
+        is ordered by query id.
+
+    Raises
+    ------
+    ValueError
+        When a query's rows are not contiguous, a column is missing or
+        holds nulls, the stream has no rows, or the rows are refused by
+        :func:`evaluate`.
+
+    See Also
+    --------
+    evaluate : The same numbers from arrays in memory.
+
+    Notes
+    -----
+    The rows of the complete queries are gathered up to 65536 rows before
+    they are evaluated together, so many small batches cost little; a batch
+    larger than that is evaluated on its own. See :doc:`/scaling` for
+    recipes (Parquet files and folders, DuckDB, pandas and Polars).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from sklearn_rank import evaluate_batches
+    >>> first = pa.RecordBatch.from_pydict({"qid": [1, 1, 2], "score": [0.9, 0.8, 0.1],
+    ...                                     "label": [0, 1, 0]})
+    >>> second = pa.RecordBatch.from_pydict({"qid": [2, 2], "score": [0.6, 0.3],
+    ...                                      "label": [0, 1]})
+    >>> report = evaluate_batches([first, second], metrics=["mrr", "hits@1"])
+    >>> report.summary
+    {'mrr': 0.5, 'hits@1': 0.0}
+    >>> report.per_query["mrr"]
+    array([0.5, 0.5])
+    """
+    for name in options:
+        if name in _WHOLE_INPUT_OPTIONS:
+            raise ValueError(f"`{name}` (judged queries without candidate rows) needs every query in one process "
+                             "and is not supported by evaluate_batches; use evaluate. Got "
+                             f"{name}={options[name]!r} instead.")
+        if name not in _OPTIONS:
+            raise TypeError(f"evaluate_batches takes the options {list(_OPTIONS)}. Got an unexpected keyword "
+                            f"argument {name!r} instead.")
+    columns = {"qid": qid, "score": score, "label": label, "sample_weight": sample_weight, "exclude": exclude,
+               "unjudged": unjudged}
+    for parameter, column in columns.items():
+        if column is not None and not isinstance(column, str):
+            raise TypeError(f"`{parameter}` must be a column name (str). Got {type(column).__name__} instead.")
+    columns = {parameter: column for parameter, column in columns.items() if column is not None}
+    evaluation = _engine.plan(metrics=metrics, **options)
+    stream = _Stream(evaluation, columns)
+    for index, batch in enumerate(_batches(batches)):
+        stream.add(index, batch)
+    return stream.finish()
+
+
+def _batches(batches):
+    """The stream as batches: a table is its record batches, a lone batch or frame is one batch."""
+    if _is_frame(batches):
+        batches = [batches]
+    elif isinstance(batches, (str, bytes)) or not hasattr(batches, "__iter__"):
+        raise TypeError("`batches` must be a pyarrow.RecordBatchReader or an iterable of record batches, tables "
+                        f"or data frames. Got {type(batches).__name__} instead.")
+    for batch in batches:
+        if _is_arrow(batch, "Table"):
+            yield from batch.to_batches()
+        elif _is_frame(batch):
+            if not (_is_arrow(batch, "RecordBatch") or _is_pandas(batch)):
+                batch = batch.to_arrow()  # Polars, and other frames that convert to Arrow
+                if _is_arrow(batch, "Table"):
+                    yield from batch.to_batches()
+                    continue
+            yield batch
+        else:
+            raise TypeError("`batches` must yield pyarrow record batches or tables, or data frames. Got "
+                            f"{type(batch).__name__} instead.")
+
+
+def _is_arrow(obj, name):
+    pa = sys.modules.get("pyarrow")  # nothing is an Arrow object unless pyarrow was imported
+    return pa is not None and isinstance(obj, getattr(pa, name))
+
+
+def _is_pandas(obj):
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
+
+def _is_frame(obj):
+    return (_is_arrow(obj, "RecordBatch") or _is_arrow(obj, "Table") or _is_pandas(obj)
+            or (callable(getattr(obj, "to_arrow", None)) and hasattr(obj, "columns")))
+
+
+def _column_names(batch):
+    return list(batch.schema.names) if _is_arrow(batch, "RecordBatch") else [str(name) for name in batch.columns]
+
+
+def _arrow_values(array, parameter, column, index):
+    import pyarrow as pa
+
+    if array.null_count:
+        raise ValueError(f"`{parameter}` column {column!r} must not hold nulls (missing values). Got "
+                         f"{array.null_count} null{'s' if array.null_count > 1 else ''} in batch {index} instead.")
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    return array.to_numpy(zero_copy_only=False)
+
+
+def _pandas_values(series, parameter, column, index):
+    if not isinstance(series.dtype, np.dtype) or series.dtype == object or parameter != "score":
+        # a pandas NaN score is a NaN (nan_policy decides); any other missing value is refused
+        n_missing = int(series.isna().sum())
+        if n_missing:
+            raise ValueError(f"`{parameter}` column {column!r} must not hold missing values (NaN, None, NA). Got "
+                             f"{n_missing} in batch {index} instead.")
+    if not isinstance(series.dtype, np.dtype):  # extension dtypes (nullable integers, strings, categories)
+        kind = getattr(series.dtype, "kind", "O")
+        if kind in "iufb":
+            return series.to_numpy(dtype=series.dtype.numpy_dtype)
+        return np.asarray(series.to_numpy(), dtype=object)
+    return series.to_numpy()
+
+
+def _is_text(values):
+    return values.dtype.kind in "OUS"
+
+
+class _Stream:
+    """The state of one pass over the stream: the query carried over and the complete rows gathered."""
+
+    def __init__(self, evaluation, columns):
+        self.evaluation = evaluation
+        self.columns = columns  # parameter -> column name
+        self.parts = []
+        self.pending = []  # column dicts of complete queries, not yet evaluated
+        self.pending_rows = 0
+        self.pending_start = None  # (batch, row) of the first pending row, for errors
+        self.carried = []  # column dicts of the rows of the last query seen, maybe incomplete
+        self.carried_qid = None
+        self.carried_start = None
+        self.finished = _SortedSet()  # query ids whose rows ended
+        self.qid_dtype = None
+        self.n_rows = 0
+        self.excluded_part = None  # a part whose every candidate was excluded, kept for its error
+
+    def _read(self, index, batch):
+        names = _column_names(batch)
+        arrow = _is_arrow(batch, "RecordBatch")
+        data = {}
+        for parameter, column in self.columns.items():
+            if column not in names:
+                raise ValueError(f"`{parameter}={column!r}` must name a column of the batches; batch {index} has "
+                                 f"the columns {names}. Got {column!r} instead.")
+            if arrow:
+                data[parameter] = _arrow_values(batch.column(names.index(column)), parameter, column, index)
+            else:
+                data[parameter] = _pandas_values(batch[column], parameter, column, index)
+        return data
+
+    def _check_qid_type(self, values, index):
+        if values.dtype.kind not in "iufOUS":
+            raise TypeError(f"`qid` column {self.columns['qid']!r} must hold integers or strings. Got "
+                            f"{values.dtype} in batch {index} instead.")
+        if self.qid_dtype is None:
+            self.qid_dtype = values.dtype
+            return values
+        # int64 and uint64 ids meet as float64, which rounds ids above 2**53
+        if _is_text(values) != _is_text(np.empty(0, self.qid_dtype)) or (
+                not _is_text(values) and values.dtype.kind in "iu" and self.qid_dtype.kind in "iu"
+                and np.result_type(values.dtype, self.qid_dtype).kind == "f"):
+            raise TypeError(f"`qid` column {self.columns['qid']!r} must keep one type across the stream (a query's "
+                            f"id is compared exactly from batch to batch). Got {self.qid_dtype} before batch {index} "
+                            f"and {values.dtype} in batch {index} instead.")
+        return values
+
+    def add(self, index, batch):
+        n = batch.num_rows if _is_arrow(batch, "RecordBatch") else len(batch)
+        data = self._read(index, batch)  # the columns are checked on empty batches too
+        if n == 0:
+            return
+        qid = self._check_qid_type(data["qid"], index)
+        self.n_rows += n
+        # segments: maximal runs of one query id within the batch
+        starts = np.concatenate(([0], np.flatnonzero(qid[1:] != qid[:-1]) + 1))
+        segment_qid = qid[starts]
+        continues = self.carried_qid is not None and segment_qid[0] == self.carried_qid
+        if self.carried_qid is not None and not continues:
+            self._end_carried()
+        # the carried query is not among the finished ones while it continues: a later run of it in
+        # this batch is caught as a repeat within the batch
+        self._check_contiguous(segment_qid, starts, index)
+        last = int(starts[-1])
+        if continues and last == 0:  # the whole batch continues the carried query
+            self.carried.append(data)
+            return
+        if last > 0:
+            complete = {parameter: values[:last] for parameter, values in data.items()}
+            if continues:
+                self._end_carried()
+            self._gather(complete, (index, 0), last)
+            self.finished.add(segment_qid[1 if continues else 0:-1])
+        self.carried = [{parameter: values[last:] for parameter, values in data.items()}]
+        self.carried_qid = segment_qid[-1]
+        self.carried_start = (index, last)
+        if self.pending_rows >= _PART_ROWS:
+            self._evaluate_pending()
+
+    def _check_contiguous(self, segment_qid, starts, index):
+        """Refuse a query id that appeared before, in an earlier batch or an earlier run of this batch."""
+        try:
+            seen = self.finished.contains(segment_qid)
+            order = np.argsort(segment_qid, kind="stable")
+        except TypeError:
+            raise TypeError(f"`qid` column {self.columns['qid']!r} must hold mutually comparable values (all numbers "
+                            f"or all strings). Got mixed types in batch {index} instead.") from None
+        if segment_qid.size > 1:
+            ordered = segment_qid[order]
+            repeated = np.zeros(segment_qid.size, dtype=bool)
+            repeated[order[1:][ordered[1:] == ordered[:-1]]] = True
+            seen |= repeated
+        if seen.any():
+            at = int(np.argmax(seen))
+            value = segment_qid[at]
+            value = value.item() if hasattr(value, "item") else value
+            raise ValueError(f"qid {value!r} appears again at batch {index}, row {int(starts[at])} after other "
+                             "queries; the rows of a query must be contiguous in the stream (ORDER BY qid, or group "
+                             f"the rows by query). Got the rows of qid {value!r} split by other queries instead.")
+
+    def _end_carried(self):
+        """The carried query is complete: gather its rows."""
+        self.finished.add(np.asarray([self.carried_qid], dtype=self.qid_dtype))
+        for i, chunk in enumerate(self.carried):
+            self._gather(chunk, self.carried_start if i == 0 else None, len(chunk["qid"]))
+        self.carried, self.carried_qid = [], None
+
+    def _gather(self, chunk, start, rows):
+        if self.pending_start is None:
+            self.pending_start = start
+        self.pending.append(chunk)
+        self.pending_rows += rows
+
+    def _evaluate_pending(self):
+        if not self.pending:
+            return
+        if len(self.pending) == 1:
+            rows = self.pending[0]
+        else:
+            rows = {parameter: np.concatenate([chunk[parameter] for chunk in self.pending])
+                    for parameter in self.pending[0]}
+        start = self.pending_start
+        self.pending, self.pending_rows, self.pending_start = [], 0, None
+        arguments = {parameter: rows[parameter] for parameter in ("qid", "sample_weight", "exclude", "unjudged")
+                     if parameter in rows}
+        try:
+            part = self.evaluation.part(rows["label"], rows["score"], **arguments)
+        except ValueError as exc:
+            if str(exc) == ALL_EXCLUDED:
+                # every candidate of these queries was excluded: they drop out, as in `evaluate`
+                self.excluded_part = exc
+                return
+            _note(exc, f"(evaluate_batches: row numbers count from batch {start[0]}, row {start[1]}.)")
+            raise
+        except TypeError as exc:
+            _note(exc, f"(evaluate_batches: in the rows from batch {start[0]}, row {start[1]}.)")
+            raise
+        self.parts.append(part)
+
+    def finish(self):
+        if self.carried_qid is not None:
+            self._end_carried()
+        self._evaluate_pending()
+        if self.n_rows == 0:
+            raise ValueError("`batches` must hold at least one row. Got an empty stream instead.")
+        if not self.parts:
+            raise self.excluded_part
+        return self.evaluation.reduce(self.parts)
+
+
+def _note(exc, text):
+    if hasattr(exc, "add_note"):  # Python 3.11+
+        exc.add_note(text)
+
+
+class _SortedSet:
+    """Query ids seen so far, as sorted arrays of doubling sizes (a membership test costs log n per level)."""
+
+    def __init__(self):
+        self.levels = []
+
+    def add(self, values):
+        if not values.size:
+            return
+        self.levels.append(np.sort(values, kind="stable"))
+        while len(self.levels) > 1 and self.levels[-2].size <= 2 * self.levels[-1].size:
+            top = self.levels.pop()
+            self.levels[-1] = np.sort(np.concatenate([self.levels[-1], top]), kind="stable")
+
+    def contains(self, values):
+        found = np.zeros(values.size, dtype=bool)
+        for level in self.levels:
+            at = np.searchsorted(level, values)
+            inside = at < level.size
+            found[inside] |= level[at[inside]] == values[inside]
+        return found

@@ -1,0 +1,348 @@
+"""evaluate_batches: a stream of record batches grouped by query gives the numbers of evaluate on all rows."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pd = pytest.importorskip("pandas")
+
+import sklearn_rank as skr  # noqa: E402
+from sklearn_rank import _batches, _engine  # noqa: E402
+
+METRICS = ["mrr", "mrr@3", "map", "map@5", "ndcg", "ndcg@5", "dcg@3", "p@3", "r@5", "f1@3", "hits@1", "hits@10",
+           "rprec", "auc", "bpref", "rbp", "err@5", "judged@5",
+           "mr", "gmr", "hmr", "median_rank", "rank_std", "rank_mad", "count", "amri", "agmri", "zmrr", "ahits@3"]
+
+
+LIST_METRICS = ["mrr", "map", "ndcg@5", "p@3", "r@5", "hits@1", "rprec", "mr", "gmr", "count", "hmr"]
+
+
+def grouped_frame(seed, n_queries=40, qid_kind="int"):
+    """Rows grouped by query (queries in a random order), many ties, optional columns."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 25, size=n_queries)
+    ids = rng.permutation(np.arange(1000, 1000 + 7 * n_queries, 7))
+    if qid_kind != "int":
+        ids = np.array([f"q{i}" for i in ids], dtype=object)
+    qid = np.repeat(ids, sizes)
+    label = rng.integers(0, 4, size=qid.size) * (rng.random(qid.size) < 0.4)
+    weight_of = dict(zip(ids.tolist(), rng.uniform(0.2, 3.0, size=n_queries)))
+    return pd.DataFrame({
+        "qid": qid,
+        "score": rng.integers(0, 5, size=qid.size).astype(float),
+        "label": label,
+        "weight": [weight_of[q] for q in qid.tolist()],
+        "excluded": (label == 0) & (rng.random(qid.size) < 0.2),
+        "unjudged": (label == 0) & (rng.random(qid.size) < 0.3),
+    })
+
+
+def cut(n_rows, seed, max_rows=30):
+    """Row slices of consecutive batches cut at random positions (empty batches included)."""
+    rng = np.random.default_rng(seed)
+    bounds = [0]
+    while bounds[-1] < n_rows:
+        bounds.append(min(n_rows, bounds[-1] + int(rng.integers(0, max_rows + 1))))
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def max_batches_per_query(qid, slices):
+    batch_of_row = np.concatenate([np.full(s.stop - s.start, i) for i, s in enumerate(slices)])
+    return max(np.unique(batch_of_row[qid == q]).size for q in np.unique(qid))
+
+
+def as_batches(frame, slices, kind, qid_type=None):
+    """The rows of ``frame`` cut into ``slices``, as record batches, tables or pandas frames."""
+    out = []
+    for i, rows in enumerate(slices):
+        chunk = frame.iloc[rows].reset_index(drop=True)
+        choice = kind if kind != "mixed" else ("batch", "table", "pandas")[i % 3]
+        if choice == "pandas":
+            out.append(chunk)
+            continue
+        # an empty batch: the first row's batch sliced to no row (old pyarrow builds no empty dictionary array)
+        table = pa.Table.from_pandas(chunk if len(chunk) else frame.iloc[:1], preserve_index=False)
+        if qid_type is not None:
+            column = table.column("qid")
+            column = column.dictionary_encode() if qid_type == "dictionary" else column.cast(qid_type)
+            table = table.set_column(0, "qid", column)
+        first = table.combine_chunks().to_batches()[0].slice(0, len(chunk))
+        out.append(table.slice(0, len(chunk)) if choice == "table" else first)
+    return out
+
+
+def evaluate_all(frame, **options):
+    """The oracle: the in-memory engine on every row at once."""
+    columns = dict(qid=frame["qid"].to_numpy())
+    for parameter, column in (("sample_weight", "weight"), ("exclude", "excluded"), ("unjudged", "unjudged")):
+        if options.pop(parameter, None):
+            columns[parameter] = frame[column].to_numpy()
+    return skr.evaluate(frame["label"].to_numpy(), frame["score"].to_numpy(), **columns, **options)
+
+
+def stream_options(options):
+    names = {"sample_weight": "weight", "exclude": "excluded", "unjudged": "unjudged"}
+    return {key: names[key] if key in names else value for key, value in options.items()}
+
+
+def assert_same(got, expected):
+    assert got.summary.keys() == expected.summary.keys()
+    for name, value in expected.summary.items():
+        assert got.summary[name] == pytest.approx(value, rel=1e-12, abs=1e-12, nan_ok=True), name
+    np.testing.assert_array_equal(got.per_query["qid"], expected.per_query["qid"])
+    for name, values in expected.per_query.items():
+        if name != "qid":
+            np.testing.assert_allclose(got.per_query[name], values, rtol=1e-12, atol=1e-12, err_msg=name)
+    assert (got.n_queries, got.n_skipped, got.params) == (expected.n_queries, expected.n_skipped, expected.params)
+
+
+def quietly(func, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", skr.UndefinedMetricWarning)
+        return func(*args, **kwargs)
+
+
+@pytest.mark.parametrize("part_rows", [0, 50, None])  # every batch a part / small parts merged / the default
+@pytest.mark.parametrize("ties", ["expected", "realistic", "optimistic", "pessimistic", "ordinal"])
+@pytest.mark.parametrize("options", [{}, {"targets": "all"}, {"no_relevant": "zero"}, {"convention": "lightgbm"},
+                                     {"gain": "exponential", "relevance_level": 2},
+                                     {"sample_weight": True, "exclude": True, "unjudged": True}])
+def test_equal_to_evaluate_on_the_concatenated_rows(part_rows, ties, options, monkeypatch):
+    if part_rows is not None:
+        monkeypatch.setattr(_batches, "_PART_ROWS", part_rows)
+    seed = len(options) * 10 + (part_rows or 7)
+    frame = grouped_frame(seed)
+    slices = cut(len(frame), seed)
+    assert max_batches_per_query(frame["qid"].to_numpy(), slices) >= 3  # queries span 2, 3 and more batches
+    expected = quietly(evaluate_all, frame, metrics=METRICS, ties=ties, **options)
+    got = quietly(skr.evaluate_batches, as_batches(frame, slices, "mixed"), metrics=METRICS, ties=ties,
+                  **stream_options(options))
+    assert_same(got, expected)
+
+
+@pytest.mark.parametrize("kind", ["batch", "table", "pandas"])
+def test_one_row_batches(kind):
+    frame = grouped_frame(3, n_queries=12)
+    slices = [slice(i, i + 1) for i in range(len(frame))]
+    options = {"sample_weight": True, "exclude": True, "targets": "all"}
+    expected = quietly(evaluate_all, frame, metrics=METRICS, **options)
+    got = quietly(skr.evaluate_batches, as_batches(frame, slices, kind), metrics=METRICS, **stream_options(options))
+    assert_same(got, expected)
+
+
+@pytest.mark.parametrize("qid_type", [None, "string", "large_string", "dictionary"])
+def test_string_query_ids_compared_exactly_across_batches(qid_type):
+    frame = grouped_frame(5, qid_kind="str")
+    # ids that are prefixes of each other and differ only in case must stay apart
+    frame["qid"] = frame["qid"].map({q: v for q, v in zip(frame["qid"].unique(), ["q1", "q10", "Q1", "q1 "] * 10)}
+                                    ) + frame["qid"]
+    arrow_type = {None: None, "string": pa.string(), "large_string": pa.large_string(),
+                  "dictionary": "dictionary"}[qid_type]
+    slices = cut(len(frame), 5)
+    expected = evaluate_all(frame, metrics=["mrr", "map", "mr"])
+    got = skr.evaluate_batches(as_batches(frame, slices, "batch", arrow_type), metrics=["mrr", "map", "mr"])
+    assert_same(got, expected)
+    # neighbouring ids that differ by case, a trailing space or a suffix are different queries, also when
+    # one ends a batch and the other begins the next
+    ids = ["q1", "q1 ", "Q1", "q10", "q1"[:1]]
+    rows = pd.DataFrame({"qid": np.repeat(ids, 3), "score": np.tile([0.3, 0.2, 0.1], 5),
+                         "label": [0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 0]})
+    slices = [slice(0, 3), slice(3, 6), slice(6, 7), slice(7, 9), slice(9, 15)]
+    got = skr.evaluate_batches(as_batches(rows, slices, "batch", arrow_type), metrics=["mrr", "map"])
+    assert_same(got, evaluate_all(rows, metrics=["mrr", "map"]))
+    assert sorted(got.per_query["qid"]) == sorted(ids)
+
+
+def test_nan_scores_omitted_as_evaluate_does():
+    frame = grouped_frame(8)
+    rng = np.random.default_rng(8)
+    frame.loc[(frame["label"] == 0) & (rng.random(len(frame)) < 0.3), "score"] = np.nan
+    slices = cut(len(frame), 8)
+    expected = evaluate_all(frame, metrics=METRICS[:12], nan_policy="omit")
+    got = skr.evaluate_batches(as_batches(frame, slices, "pandas"), metrics=METRICS[:12], nan_policy="omit")
+    assert_same(got, expected)
+    with pytest.raises(ValueError, match="NaN"):
+        skr.evaluate_batches(as_batches(frame, slices, "pandas"), metrics=["mrr"])
+
+
+def test_a_part_whose_every_candidate_is_excluded(monkeypatch):
+    monkeypatch.setattr(_batches, "_PART_ROWS", 0)
+    frame = pd.DataFrame({"qid": [1, 1, 2, 2, 3, 3], "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+                          "label": [0, 1, 0, 0, 1, 0], "excluded": [False, False, True, True, False, False]})
+    batches = [frame.iloc[:2], frame.iloc[2:4], frame.iloc[4:]]  # query 2 alone, every candidate excluded
+    expected = evaluate_all(frame, metrics=["mrr", "mr"], exclude=True)
+    assert_same(skr.evaluate_batches(batches, metrics=["mrr", "mr"], exclude="excluded"), expected)
+    everything = frame.assign(excluded=frame["label"] == 0).iloc[2:4]
+    with pytest.raises(ValueError, match="Every candidate was excluded"):
+        skr.evaluate_batches([everything], exclude="excluded")
+
+
+def test_parquet_file_batches_and_dataset_folder(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    ds = pytest.importorskip("pyarrow.dataset")
+    frame = grouped_frame(11, n_queries=60).sort_values("qid", kind="stable").reset_index(drop=True)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table, tmp_path / "rows.parquet", row_group_size=100)
+    options = {"sample_weight": True, "exclude": True}
+    expected = evaluate_all(frame, metrics=LIST_METRICS, **options)
+    for batch_size in (1, 7, 64, 10_000):
+        batches = pq.ParquetFile(tmp_path / "rows.parquet").iter_batches(batch_size=batch_size)
+        assert_same(skr.evaluate_batches(batches, metrics=LIST_METRICS, **stream_options(options)), expected)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for i, bounds in enumerate(cut(len(frame), 11, max_rows=300)):  # files split inside queries too
+        pq.write_table(table.slice(bounds.start, bounds.stop - bounds.start), folder / f"part-{i:04d}.parquet")
+    batches = ds.dataset(folder, format="parquet").to_batches(columns=["qid", "score", "label", "weight",
+                                                                       "excluded"])
+    assert_same(skr.evaluate_batches(batches, metrics=LIST_METRICS, **stream_options(options)), expected)
+    reader = pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=33))
+    assert_same(skr.evaluate_batches(reader, metrics=LIST_METRICS, **stream_options(options)), expected)
+
+
+def test_pandas_csv_chunks(tmp_path):
+    frame = grouped_frame(12)
+    frame.to_csv(tmp_path / "rows.csv", index=False)
+    expected = evaluate_all(frame, metrics=["mrr", "ndcg@10", "mr"], sample_weight=True)
+    chunks = pd.read_csv(tmp_path / "rows.csv", chunksize=17)
+    assert_same(skr.evaluate_batches(chunks, metrics=["mrr", "ndcg@10", "mr"], sample_weight="weight"), expected)
+
+
+def test_frames_that_convert_to_arrow():
+    class Frame:  # what Polars offers: columns and to_arrow()
+        def __init__(self, frame):
+            self.frame, self.columns = frame, list(frame.columns)
+
+        def to_arrow(self):
+            return pa.Table.from_pandas(self.frame, preserve_index=False)
+
+    frame = grouped_frame(13)
+    expected = evaluate_all(frame, metrics=["mrr", "map"])
+    got = skr.evaluate_batches([Frame(frame.iloc[s]) for s in cut(len(frame), 13)], metrics=["mrr", "map"])
+    assert_same(got, expected)
+    assert_same(skr.evaluate_batches(frame, metrics=["mrr", "map"]), expected)  # one frame is one batch
+    assert_same(skr.evaluate_batches(pa.Table.from_pandas(frame), metrics=["mrr", "map"]), expected)
+
+
+def batch(qid, score=None, label=None):
+    n = len(qid)
+    return pa.RecordBatch.from_pydict({"qid": qid, "score": score or [0.5] * n, "label": label or [1] * n})
+
+
+@pytest.mark.parametrize("batches, where", [
+    ([batch([1, 1, 2]), batch([2, 3]), batch([1])], "qid 1 appears again at batch 2, row 0"),
+    ([batch([1, 2, 1])], "qid 1 appears again at batch 0, row 2"),
+    ([batch([5, 5]), batch([5, 7, 5])], "qid 5 appears again at batch 1, row 2"),  # a carried query comes back
+    ([batch([5, 5]), batch([]), batch([7]), batch([7, 5])], "qid 5 appears again at batch 3, row 1"),
+    ([batch(["a", "b"]), batch(["c", "a"])], "qid 'a' appears again at batch 1, row 1"),
+])
+def test_a_query_that_comes_back_is_refused(batches, where):
+    with pytest.raises(ValueError, match=where + r" after other queries; the rows of a query must be contiguous "
+                                                 r"in the stream \(ORDER BY qid.* instead\."):
+        skr.evaluate_batches(batches, metrics=["mrr"])
+
+
+def test_an_unsorted_stream_from_a_shuffled_table_is_refused():
+    frame = grouped_frame(21).sample(frac=1.0, random_state=0)
+    with pytest.raises(ValueError, match="appears again at batch"):
+        skr.evaluate_batches(as_batches(frame, cut(len(frame), 21), "batch"))
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="at least one row. Got an empty stream instead"):
+        skr.evaluate_batches([])
+    with pytest.raises(ValueError, match="at least one row"):
+        skr.evaluate_batches([batch([])])
+    with pytest.raises(ValueError, match=r"`score='s'` must name a column .*\['qid', 'score', 'label'\]. Got 's'"):
+        skr.evaluate_batches([batch([1])], score="s")
+    with pytest.raises(ValueError, match=r"`sample_weight='w'` must name a column .* Got 'w' instead"):
+        skr.evaluate_batches([pd.DataFrame({"qid": [1], "score": [1.0], "label": [1]})], sample_weight="w")
+    for column in ("qid", "score", "label"):
+        rows = {"qid": [1, 1], "score": [0.1, 0.2], "label": [1, 0]}
+        rows[column] = [rows[column][0], None]
+        with pytest.raises(ValueError, match=f"`{column}` column '{column}' must not hold nulls.* Got 1 null in "
+                                             "batch 0 instead"):
+            skr.evaluate_batches([pa.RecordBatch.from_pydict(rows)])
+        with pytest.raises(ValueError, match=f"`{column}` column '{column}' must not hold missing values" if
+                           column != "score" else "NaN"):
+            skr.evaluate_batches([pd.DataFrame(rows)])
+    with pytest.raises(ValueError, match="`judged` .* not supported by evaluate_batches"):
+        skr.evaluate_batches([batch([1])], judged=([1], [1]))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'tie'"):
+        skr.evaluate_batches([batch([1])], tie="expected")
+    with pytest.raises(TypeError, match="must keep one type across the stream"):
+        skr.evaluate_batches([batch([1]), batch(["2"])])
+    with pytest.raises(TypeError, match="must keep one type"):
+        skr.evaluate_batches([pd.DataFrame({"qid": np.array([2**62], dtype=np.int64), "score": [1.0], "label": [1]}),
+                              pd.DataFrame({"qid": np.array([2**63], dtype=np.uint64), "score": [1.0], "label": [1]})])
+    with pytest.raises(TypeError, match="must be a column name"):
+        skr.evaluate_batches([batch([1])], qid=0)
+    with pytest.raises(TypeError, match="must yield pyarrow record batches"):
+        skr.evaluate_batches([{"qid": [1]}])
+    with pytest.raises(TypeError, match="Got int instead"):
+        skr.evaluate_batches(3)
+    with pytest.raises(ValueError, match="unknown|Unknown"):
+        skr.evaluate_batches([batch([1])], metrics=["no_such_metric"])
+
+
+def test_memory_is_one_batch_plus_the_carried_query(monkeypatch):
+    """Rows reach the engine while the stream is read: never more than a batch, a query and a part behind."""
+    monkeypatch.setattr(_batches, "_PART_ROWS", 40)
+    frame = grouped_frame(31, n_queries=200)
+    slices = cut(len(frame), 31, max_rows=25)
+    largest_query = int(frame.groupby("qid").size().max())
+    largest_batch = max(s.stop - s.start for s in slices)
+    yielded = []
+
+    def stream():
+        for item in as_batches(frame, slices, "batch"):
+            yielded.append(item.num_rows)
+            yield item
+
+    calls = []
+    original = _engine.Plan.part
+
+    def recording_part(self, y_true, y_score, **kwargs):
+        calls.append((len(y_true), sum(yielded), len(yielded)))
+        return original(self, y_true, y_score, **kwargs)
+
+    expected = evaluate_all(frame, metrics=["mrr", "map"])
+    monkeypatch.setattr(_engine.Plan, "part", recording_part)
+    assert_same(skr.evaluate_batches(stream(), metrics=["mrr", "map"]), expected)
+    assert sum(rows for rows, _, _ in calls) == len(frame)
+    assert len(calls) > 10
+    evaluated = 0
+    for rows, rows_read, _ in calls:
+        # a part: the complete queries gathered (fewer than _PART_ROWS rows) plus one batch and a query
+        assert rows <= 40 + largest_batch + largest_query
+        evaluated += rows
+        # rows read but not yet evaluated: the pending part's rows and the carried query
+        assert rows_read - evaluated <= 40 + largest_query
+    assert [n for _, _, n in calls][:-1] == sorted(n for _, _, n in calls[:-1])  # parts come as the stream is read
+
+
+def test_part_merging_keeps_few_parts_for_many_small_batches(monkeypatch):
+    frame = grouped_frame(41, n_queries=300)
+    calls = []
+    original = _engine.Plan.part
+
+    def recording_part(self, y_true, y_score, **kwargs):
+        calls.append(len(y_true))
+        return original(self, y_true, y_score, **kwargs)
+
+    expected = evaluate_all(frame, metrics=["mrr"])
+    monkeypatch.setattr(_engine.Plan, "part", recording_part)
+    slices = [slice(i, i + 3) for i in range(0, len(frame), 3)]
+    assert_same(skr.evaluate_batches(as_batches(frame, slices, "batch"), metrics=["mrr"]), expected)
+    assert len(calls) == 1  # fewer rows than _PART_ROWS: one part
+
+
+def test_count_is_zero_for_a_query_without_target_in_a_part_without_targets():
+    # regression: a part with no target at all gave its queries a NaN count instead of 0
+    evaluation = _engine.plan(metrics=["count", "mr"], no_relevant="zero")
+    parts = [evaluation.part([1, 0], [0.5, 0.2], qid=[1, 1]), evaluation.part([0, 0], [0.5, 0.2], qid=[2, 2])]
+    whole = skr.evaluate([1, 0, 0, 0], [0.5, 0.2, 0.5, 0.2], qid=[1, 1, 2, 2], metrics=["count", "mr"],
+                         no_relevant="zero")
+    assert_same(evaluation.reduce(parts), whole)
+    np.testing.assert_array_equal(whole.per_query["count"], [1, 0])
