@@ -262,7 +262,7 @@ class _Stream:
         # segments: maximal runs of one query id within the batch
         starts = np.concatenate(([0], np.flatnonzero(qid[1:] != qid[:-1]) + 1))
         segment_qid = qid[starts]
-        continues = self.carried_qid is not None and segment_qid[0] == self.carried_qid
+        continues = self.carried_qid is not None and segment_qid[0] == self.carried_qid[0]
         if self.carried_qid is not None and not continues:
             self._end_carried()
         # the carried query is not among the finished ones while it continues: a later run of it in
@@ -278,8 +278,9 @@ class _Stream:
                 self._end_carried()
             self._gather(complete, (index, 0), last)
             self.finished.add(segment_qid[1 if continues else 0:-1])
-        self.carried = [{parameter: values[last:] for parameter, values in data.items()}]
-        self.carried_qid = segment_qid[-1]
+        # a copy: a view would keep the whole batch alive while its last query is carried over
+        self.carried = [{parameter: values[last:].copy() for parameter, values in data.items()}]
+        self.carried_qid = segment_qid[-1:]  # an array of one id, of the stream's type
         self.carried_start = (index, last)
         if self.pending_rows >= _PART_ROWS:
             self._evaluate_pending()
@@ -307,7 +308,7 @@ class _Stream:
 
     def _end_carried(self):
         """The carried query is complete: gather its rows."""
-        self.finished.add(np.asarray([self.carried_qid], dtype=self.qid_dtype))
+        self.finished.add(self.carried_qid)
         for i, chunk in enumerate(self.carried):
             self._gather(chunk, self.carried_start if i == 0 else None, len(chunk["qid"]))
         self.carried, self.carried_qid = [], None

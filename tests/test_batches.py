@@ -346,3 +346,13 @@ def test_count_is_zero_for_a_query_without_target_in_a_part_without_targets():
                          no_relevant="zero")
     assert_same(evaluation.reduce(parts), whole)
     np.testing.assert_array_equal(whole.per_query["count"], [1, 0])
+
+
+def test_integer_ids_of_different_widths_across_batches():
+    first = pd.DataFrame({"qid": np.array([1, 1, 2], dtype=np.int32), "score": [0.2, 0.9, 0.5], "label": [1, 0, 0]})
+    second = pd.DataFrame({"qid": np.array([2, 2**40, 2**40], dtype=np.int64), "score": [0.7, 0.1, 0.3],
+                           "label": [1, 1, 0]})
+    both = pd.concat([first, second], ignore_index=True)
+    got = skr.evaluate_batches([first, second], metrics=["mrr", "map"])
+    assert_same(got, evaluate_all(both, metrics=["mrr", "map"]))
+    assert got.per_query["qid"].tolist() == [1, 2, 2**40]
