@@ -144,6 +144,10 @@ def test_string_query_ids_compared_exactly_across_batches(qid_type):
     expected = evaluate_all(frame, metrics=["mrr", "map", "mr"])
     got = skr.evaluate_batches(as_batches(frame, slices, "batch", arrow_type), metrics=["mrr", "map", "mr"])
     assert_same(got, expected)
+    if qid_type is None:  # pandas frames: object or pandas' string dtype
+        for dtype in (object, "string"):
+            batches = [chunk.astype({"qid": dtype}) for chunk in as_batches(frame, slices, "pandas")]
+            assert_same(skr.evaluate_batches(batches, metrics=["mrr", "map", "mr"]), expected)
     # neighbouring ids that differ by case, a trailing space or a suffix are different queries, also when
     # one ends a batch and the other begins the next
     ids = ["q1", "q1 ", "Q1", "q10", "q1"[:1]]
@@ -356,3 +360,18 @@ def test_integer_ids_of_different_widths_across_batches():
     got = skr.evaluate_batches([first, second], metrics=["mrr", "map"])
     assert_same(got, evaluate_all(both, metrics=["mrr", "map"]))
     assert got.per_query["qid"].tolist() == [1, 2, 2**40]
+
+
+def test_the_engine_checks_a_carried_query_whole():
+    # the weights of query 2 differ on both sides of the batch boundary: refused, as evaluate refuses them
+    first = batch([1, 2], [0.5, 0.4], [1, 0]).append_column("w", pa.array([1.0, 2.0]))
+    second = batch([2, 3], [0.3, 0.2], [1, 1]).append_column("w", pa.array([3.0, 1.0]))
+    with pytest.raises(ValueError, match="`sample_weight` must be constant within each query") as caught:
+        skr.evaluate_batches([first, second], sample_weight="w")
+    assert any("batch 0, row 0" in note for note in getattr(caught.value, "__notes__", ["batch 0, row 0"]))
+    with pytest.raises(ValueError, match="`sample_weight` must be constant within each query"):
+        skr.evaluate(np.array([1, 0, 1, 1]), np.array([0.5, 0.4, 0.3, 0.2]), qid=[1, 2, 2, 3],
+                     sample_weight=[1.0, 2.0, 3.0, 1.0])
+    with pytest.raises(ValueError, match="`exclude` must not remove a query's own relevant candidates"):
+        skr.evaluate_batches([pd.DataFrame({"qid": [1, 1], "score": [0.1, 0.2], "label": [1, 0],
+                                            "x": [True, False]})], exclude="x")
