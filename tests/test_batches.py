@@ -364,8 +364,8 @@ def test_integer_ids_of_different_widths_across_batches():
 
 def test_the_engine_checks_a_carried_query_whole():
     # the weights of query 2 differ on both sides of the batch boundary: refused, as evaluate refuses them
-    first = batch([1, 2], [0.5, 0.4], [1, 0]).append_column("w", pa.array([1.0, 2.0]))
-    second = batch([2, 3], [0.3, 0.2], [1, 1]).append_column("w", pa.array([3.0, 1.0]))
+    first = pa.RecordBatch.from_pydict({"qid": [1, 2], "score": [0.5, 0.4], "label": [1, 0], "w": [1.0, 2.0]})
+    second = pa.RecordBatch.from_pydict({"qid": [2, 3], "score": [0.3, 0.2], "label": [1, 1], "w": [3.0, 1.0]})
     with pytest.raises(ValueError, match="`sample_weight` must be constant within each query") as caught:
         skr.evaluate_batches([first, second], sample_weight="w")
     assert any("batch 0, row 0" in note for note in getattr(caught.value, "__notes__", ["batch 0, row 0"]))
