@@ -85,7 +85,8 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
     ValueError
         When a query's rows are not contiguous, a column is missing or
         holds nulls, the stream has no rows, or the rows are refused by
-        :func:`evaluate`.
+        :func:`evaluate`. Messages locate rows by batch and row, both
+        counted from 0 (a table counts as its record batches).
 
     See Also
     --------
