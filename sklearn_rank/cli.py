@@ -25,6 +25,7 @@ from ._conventions import CONVENTIONS, Default, normalise_convention, resolve as
 from ._inputs import GAINS, NAN_POLICIES, TIE_POLICIES
 from .io import TrecFormatError, evaluate_trec, read_qrels, read_run
 from .io._tables import Table, TableFormatError, check_values, read_table  # noqa: F401 (Table, check_values)
+from .io._tables import _column_index
 from .metrics import evaluate
 
 __all__ = ["main"]
@@ -260,11 +261,15 @@ def _trec_ties(args):
     return args.ties or Default("trec")
 
 
-def _read_table_inputs(args, path, group=None):
+def _require_table_columns(args):
     missing = [flag for flag, col in (("--qid", args.qid_col), ("--score", args.score_col),
                                       ("--label", args.label_col)) if not col]
     if missing:
         raise UsageError(f"evaluating a table needs {', '.join(missing)} (the column names).")
+
+
+def _read_table_inputs(args, path, group=None):
+    _require_table_columns(args)
     progress = Progress(f"reading {os.path.basename(os.fspath(path))}")
     table = read_table(path, qid=args.qid_col, score=args.score_col, label=args.label_col, exclude=args.exclude_col,
                        group=group, progress=progress.update, nan_policy=_nan_policy(args))
@@ -289,11 +294,16 @@ def _with_query_ids(report, qid_values):
 def _run_evaluate(args):
     if len(args.inputs) == 2:
         _refuse_table_options(args, "QRELS RUN")
+        if args.stream:
+            raise UsageError("--stream reads one Parquet table a batch at a time. Got --stream with QRELS RUN "
+                             "instead.")
         qrels_path, run_path = args.inputs
         qrels, run = _read_trec(read_qrels, qrels_path), _read_trec(read_run, run_path)
         report = evaluate_trec(qrels, run, metrics=args.metrics, relevance_level=args.relevance_level,
                                missing=args.missing, ties=_trec_ties(args), gain=_gain(args),
                                convention=args.convention)
+    elif len(args.inputs) == 1 and args.stream:
+        report = _evaluate_parquet_stream(args, args.inputs[0])
     elif len(args.inputs) == 1:
         path = args.inputs[0]
         ties = _table_ties(args)
@@ -307,6 +317,61 @@ def _run_evaluate(args):
         raise UsageError("evaluate takes QRELS RUN (TREC files) or one TABLE. Got "
                          f"{len(args.inputs)} paths instead.")
     _write(_format_report(report, args.format, args.per_query, args.missing), args.output)
+
+
+_STREAM_BATCH_ROWS = 1 << 16
+
+
+def _nulls_as_nan(batches, column):
+    """A missing score is a NaN score under ``--nan-policy omit`` (pandas writes NaN as a null), as
+    the table reader reads it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for batch in batches:
+        at = batch.schema.get_field_index(column)
+        if batch.column(at).null_count:
+            arrays = list(batch.columns)
+            arrays[at] = pc.fill_null(arrays[at].cast(pa.float64()), float("nan"))
+            batch = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+        yield batch
+
+
+def _evaluate_parquet_stream(args, path):
+    """``evaluate TABLE.parquet --stream``: the table's rows, grouped by query, read a batch at a time."""
+    path = os.fspath(path)
+    if not path.endswith((".parquet", ".pq")):
+        raise UsageError(f"--stream reads Parquet tables (.parquet, .pq) a batch at a time. Got {path} instead.")
+    _require_table_columns(args)
+    ties, nan_policy = _table_ties(args), _nan_policy(args)
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise TableFormatError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") from None
+    os.stat(path)  # a missing file: the OSError names it
+    try:
+        table = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises many types for a file that is not Parquet
+        raise TableFormatError(f"{path}: cannot read the Parquet table: {exc}") from None
+    names = {"--qid": args.qid_col, "--score": args.score_col, "--label": args.label_col,
+             "--exclude-col": args.exclude_col}
+    _column_index(path, list(table.schema_arrow.names), names, "schema")
+    batches = table.iter_batches(batch_size=_STREAM_BATCH_ROWS,
+                                 columns=list(dict.fromkeys(c for c in names.values() if c is not None)))
+    if nan_policy == "omit":
+        batches = _nulls_as_nan(batches, args.score_col)
+    from ._batches import evaluate_batches
+
+    try:
+        return evaluate_batches(batches, qid=args.qid_col, score=args.score_col, label=args.label_col,
+                                exclude=args.exclude_col, metrics=args.metrics, ties=ties,
+                                relevance_level=args.relevance_level, gain=_gain(args),
+                                no_relevant="zero" if args.missing == "zero" else Default("skip"),
+                                nan_policy=nan_policy, convention=args.convention)
+    except (ValueError, TypeError) as exc:
+        if not _is_input_error(exc):
+            raise
+        raise TableFormatError(f"{path}: {exc}") from None
 
 
 class _Values:
@@ -433,6 +498,10 @@ def build_parser():
     ev.add_argument("--missing", choices=("skip", "zero"), default="skip",
                     help="queries with relevant items but no retrieved document (TREC) or no relevant item "
                          "(tables): skip them, or count them as 0 (trec_eval -c)")
+    ev.add_argument("--stream", action="store_true",
+                    help="read a Parquet table whose rows are grouped by query (ORDER BY qid) a batch at a "
+                         "time, in the memory of about one batch; a query that comes back after others is an "
+                         "error")
     ev.add_argument("-q", "--per-query", action="store_true", help="print one line per query as well")
     ev.add_argument("--format", choices=("table", "json", "csv"), default="table",
                     help="output format; json and csv print full precision")

@@ -801,3 +801,50 @@ def test_compare_choices_are_the_stats_choices():
 
     assert cli._TESTS == TESTS
     assert cli._CORRECTIONS == tuple("none" if c is None else c for c in CORRECTIONS)
+
+
+def _grouped_parquet(path, *, shuffled=False, seed=0):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 9, size=30)
+    q = np.repeat([f"u{i:02d}" for i in rng.permutation(30)], sizes)  # grouped by query, not sorted
+    n = q.size
+    y = rng.integers(0, 3, size=n) * (rng.random(n) < 0.4)
+    s = rng.integers(0, 6, size=n).astype(float)
+    s[(y == 0) & (rng.random(n) < 0.15)] = np.nan
+    excl = (y == 0) & (rng.random(n) < 0.2)
+    order = rng.permutation(n) if shuffled else np.arange(n)
+    pq.write_table(pa.table({"q": q[order], "s": pa.array(s[order], from_pandas=True), "y": y[order],
+                             "excl": excl[order]}), path)
+    return path
+
+
+def test_evaluate_stream_equals_the_table_reader(tmp_path, capsys, monkeypatch):
+    import sklearn_rank.cli as cli
+
+    monkeypatch.setattr(cli, "_STREAM_BATCH_ROWS", 7)  # queries split across batches
+    table = _grouped_parquet(tmp_path / "t.parquet")  # NaN scores written as nulls
+    args = (*TABLE_ARGS, "--exclude-col", "excl", "--nan-policy", "omit", "-m", "mrr", "map", "ndcg@5", "mr",
+            "--format", "json", "-q")
+    code, whole, err = run_main(capsys, "evaluate", table, *args)
+    assert code == 0, err
+    code, streamed, err = run_main(capsys, "evaluate", table, *args, "--stream")
+    assert code == 0, err
+    whole, streamed = json.loads(whole), json.loads(streamed)
+    assert streamed["per_query"]["qid"] == whole["per_query"]["qid"]
+    for name, value in whole["summary"].items():
+        assert streamed["summary"][name] == pytest.approx(value, rel=1e-12, abs=1e-12)
+        np.testing.assert_allclose(streamed["per_query"][name], whole["per_query"][name], rtol=1e-12, atol=1e-12)
+
+
+def test_evaluate_stream_refuses_rows_not_grouped_by_query_and_other_inputs(tmp_path, capsys):
+    table = _grouped_parquet(tmp_path / "t.parquet", shuffled=True)
+    _expect_main_error(run_main(capsys, "evaluate", table, *TABLE_ARGS, "--nan-policy", "omit", "--stream"),
+                       "t.parquet: qid", "appears again at batch 0, row", "ORDER BY qid")
+    (tmp_path / "t.csv").write_text("q,s,y\nu,1,1\n")
+    _expect_main_error(run_main(capsys, "evaluate", tmp_path / "t.csv", *TABLE_ARGS, "--stream"),
+                       "--stream reads Parquet tables", "t.csv")
+    _expect_main_error(run_main(capsys, "evaluate", table, "--qid", "q", "--score", "nope", "--label", "y",
+                                "--stream"), "t.parquet", "'nope' (--score)")
+    _expect_main_error(run_main(capsys, "evaluate", table, *TABLE_ARGS, "--stream"), "t.parquet", "null")
