@@ -342,16 +342,6 @@ def test_part_merging_keeps_few_parts_for_many_small_batches(monkeypatch):
     assert len(calls) == 1  # fewer rows than _PART_ROWS: one part
 
 
-def test_count_is_zero_for_a_query_without_target_in_a_part_without_targets():
-    # regression: a part with no target at all gave its queries a NaN count instead of 0
-    evaluation = _engine.plan(metrics=["count", "mr"], no_relevant="zero")
-    parts = [evaluation.part([1, 0], [0.5, 0.2], qid=[1, 1]), evaluation.part([0, 0], [0.5, 0.2], qid=[2, 2])]
-    whole = skr.evaluate([1, 0, 0, 0], [0.5, 0.2, 0.5, 0.2], qid=[1, 1, 2, 2], metrics=["count", "mr"],
-                         no_relevant="zero")
-    assert_same(evaluation.reduce(parts), whole)
-    np.testing.assert_array_equal(whole.per_query["count"], [1, 0])
-
-
 def test_integer_ids_of_different_widths_across_batches():
     first = pd.DataFrame({"qid": np.array([1, 1, 2], dtype=np.int32), "score": [0.2, 0.9, 0.5], "label": [1, 0, 0]})
     second = pd.DataFrame({"qid": np.array([2, 2**40, 2**40], dtype=np.int64), "score": [0.7, 0.1, 0.3],
