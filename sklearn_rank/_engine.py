@@ -446,8 +446,11 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
         missing_qid, missing_has_relevant = part.missing_qid, part.missing_has_relevant
     else:
         qid = np.concatenate([part.qid for part in parts])
-        order = np.argsort(qid, kind="stable")
-        qid = qid[order]
+        # parts of a stream sorted by query come in query order: no reordering copy of every array then
+        in_order = qid.size < 2 or bool((qid[1:] > qid[:-1]).all())
+        order = slice(None) if in_order else np.argsort(qid, kind="stable")
+        if not in_order:
+            qid = qid[order]
         if qid.size > 1 and (qid[1:] == qid[:-1]).any():
             repeated = qid[1:][qid[1:] == qid[:-1]]
             raise ValueError("Every query must lie in one part (partition or batch) whole. Got the rows of "
@@ -465,8 +468,9 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
         rank_table = None
         if tables[0] is not None:
             offsets = np.cumsum([0] + [part.n_queries for part in parts[:-1]])
-            inverse = np.empty(order.size, dtype=np.intp)
-            inverse[order] = np.arange(order.size)
+            inverse = np.arange(qid.size)
+            if not in_order:
+                inverse[order] = np.arange(qid.size)
             columns = [np.concatenate([table[i] for table in tables]) for i in range(7)]
             columns[4] = inverse[np.concatenate([table[4] + offset for table, offset in zip(tables, offsets)])]
             rank_table = tuple(columns)
