@@ -441,36 +441,44 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
     if len(parts) == 1:
         part = parts[0]
         qid, has_relevant, weight = part.qid, part.has_relevant, part.weight
-        values = part.values
+        def evaluated_values(written, evaluated):
+            return part.values[written][evaluated]
+
         rank_table = part.ranks
         missing_qid, missing_has_relevant = part.missing_qid, part.missing_has_relevant
     else:
         qid = np.concatenate([part.qid for part in parts])
         # parts of a stream sorted by query come in query order: no reordering copy of every array then
         in_order = qid.size < 2 or bool((qid[1:] > qid[:-1]).all())
-        order = slice(None) if in_order else np.argsort(qid, kind="stable")
+        query_order = slice(None) if in_order else np.argsort(qid, kind="stable")
         if not in_order:
-            qid = qid[order]
+            qid = qid[query_order]
         if qid.size > 1 and (qid[1:] == qid[:-1]).any():
             repeated = qid[1:][qid[1:] == qid[:-1]]
             raise ValueError("Every query must lie in one part (partition or batch) whole. Got the rows of "
                              f"{np.unique(repeated).size} queries in several parts, e.g. qid "
                              f"{np.unique(repeated)[:5].tolist()} instead.")
-        has_relevant = np.concatenate([part.has_relevant for part in parts])[order]
+        has_relevant = np.concatenate([part.has_relevant for part in parts])[query_order]
         if all(part.weight is None for part in parts):
             weight = None
         else:
             weight = np.concatenate([np.ones(part.n_queries) if part.weight is None else part.weight
-                                     for part in parts])[order]
-        values = {written: np.concatenate([part.values[written] for part in parts])[order]
-                  for written in parts[0].values}
+                                     for part in parts])[query_order]
+        bounds = np.cumsum([part.n_queries for part in parts])[:-1]
+
+        def evaluated_values(written, evaluated):
+            """One metric's values of the evaluated queries, in query order: one copy, metric by metric."""
+            if in_order:  # each part's evaluated queries, joined: no full-size intermediate array
+                return np.concatenate([part.values[written][mask] for part, mask in
+                                       zip(parts, np.split(evaluated, bounds))])
+            return np.concatenate([part.values[written] for part in parts])[query_order][evaluated]
         tables = [part.ranks for part in parts]
         rank_table = None
         if tables[0] is not None:
             offsets = np.cumsum([0] + [part.n_queries for part in parts[:-1]])
             inverse = np.arange(qid.size)
             if not in_order:
-                inverse[order] = np.arange(qid.size)
+                inverse[query_order] = np.arange(qid.size)
             columns = [np.concatenate([table[i] for table in tables]) for i in range(7)]
             columns[4] = inverse[np.concatenate([table[4] + offset for table, offset in zip(tables, offsets)])]
             rank_table = tuple(columns)
@@ -518,7 +526,7 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
     pooled = None
     summary, per_query = {}, {"qid": qid_out}
     for written, spec, family in resolved:
-        values_out = values[written][evaluated]
+        values_out = evaluated_values(written, evaluated)
         if family == "list":
             if n_added:
                 # a judged query without candidate rows scores 0, or 1 under no_relevant="one" when it
