@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _engine
+from ._inputs import ALL_EXCLUDED
 
 __all__ = ["evaluate"]
 
@@ -180,8 +181,11 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
 
     parts = [dask.delayed(_evaluate_partition, pure=True)(evaluation, partition, names, on_index)
              for partition in frame.to_delayed()]
-    parts = [part for part in dask.compute(*parts) if part is not None]
+    computed = dask.compute(*parts)
+    parts = [part for part in computed if part is not None and not isinstance(part, str)]
     if not parts:
+        if any(part == _EXCLUDED for part in computed if isinstance(part, str)):
+            raise ValueError(ALL_EXCLUDED)
         raise ValueError(f"`ddf` must have at least one row. Got {ddf.npartitions} empty partitions instead.")
     try:
         return evaluation.reduce(parts)
@@ -211,6 +215,9 @@ def _values(series):
     return series.to_numpy()
 
 
+_EXCLUDED = "every candidate excluded"
+
+
 def _evaluate_partition(evaluation, frame, names, on_index):
     """The PartialReport of one partition's rows (whole queries), or None for an empty partition."""
     if len(frame) == 0:
@@ -220,4 +227,9 @@ def _evaluate_partition(evaluation, frame, names, on_index):
     qid = _values(frame.index) if on_index else _values(frame[names["qid"]])
     rows = {parameter: _values(frame[names[parameter]])
             for parameter in ("sample_weight", "exclude", "unjudged") if names[parameter] is not None}
-    return evaluation.part(_values(frame[names["label"]]), _values(frame[names["score"]]), qid=qid, **rows)
+    try:
+        return evaluation.part(_values(frame[names["label"]]), _values(frame[names["score"]]), qid=qid, **rows)
+    except ValueError as exc:
+        if str(exc) != ALL_EXCLUDED:
+            raise
+        return _EXCLUDED  # every candidate of these queries was excluded: they drop out, as in `evaluate`

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from . import _engine
+from ._inputs import ALL_EXCLUDED
 
 __all__ = ["evaluate"]
 
@@ -151,26 +152,35 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
 
     order = [columns["qid"]]
     selected = list(dict.fromkeys(columns.values()))
-    frame = sdf.select(*[F.col(name) for name in selected])
+    frame = sdf
     if evaluation.ties == "ordinal":
-        # input order among tied scores: number the rows before the shuffle, sort by that number after it
+        # input order among tied scores: number the rows of the frame as it is (before any column is
+        # dropped, which can change how Spark places rows), sort by that number after the shuffle
         frame = frame.withColumn(_ROW_COLUMN, F.monotonically_increasing_id())
         order.append(_ROW_COLUMN)
+        selected.append(_ROW_COLUMN)
+    frame = frame.select(*[F.col(name) for name in selected])
     frame = frame.repartition(columns["qid"]).sortWithinPartitions(*order)
     worker = functools.partial(_evaluate_partition, evaluation=evaluation, columns=columns,
                                chunk_rows=_CHUNK_ROWS)
     rows = frame.mapInArrow(worker, "part binary").collect()
 
     parts, caught = [], []
+    excluded = False
     for row in rows:
         kind, payload, messages = pickle.loads(row[0])
         if kind == "error":
             raise payload
+        if kind == "excluded":
+            excluded = True
+            continue
         parts.append(payload)
         caught.extend(messages)
     for category, message in dict.fromkeys(caught):  # the workers' warnings, each once
         warnings.warn(message, category, stacklevel=2)
     if not parts:
+        if excluded:
+            raise ValueError(ALL_EXCLUDED)
         raise ValueError("`sdf` must hold at least one row. Got an empty DataFrame instead.")
     return evaluation.reduce(parts)
 
@@ -220,14 +230,41 @@ def _part_batch(evaluation, table, columns):
         if column.null_count and role != "score":
             raise ValueError(f"`{role}` column {name!r} must not hold nulls. Got {column.null_count} nulls "
                              "instead.")
+        if role == "score":
+            column = _exact_score(pa, column)
         arrays[role] = column.to_numpy()  # a null score reads as NaN
+    score = arrays["score"]
+    if score.dtype.kind not in "iuf":  # booleans (and what else Arrow hands over) as numbers
+        score = score.astype(np.float64)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        part = evaluation.part(arrays["label"], arrays["score"].astype(np.float64, copy=False), qid=arrays["qid"],
-                               sample_weight=arrays.get("sample_weight"), exclude=arrays.get("exclude"),
-                               unjudged=arrays.get("unjudged"))
+        try:
+            part = evaluation.part(arrays["label"], score, qid=arrays["qid"],
+                                   sample_weight=arrays.get("sample_weight"), exclude=arrays.get("exclude"),
+                                   unjudged=arrays.get("unjudged"))
+        except ValueError as exc:
+            if str(exc) != ALL_EXCLUDED:
+                raise
+            # every candidate of these queries was excluded: they drop out, as in `evaluate`
+            return _record(pa, ("excluded", None, []))
     messages = [(w.category, str(w.message)) for w in caught]
     return _record(pa, ("part", part, messages))
+
+
+def _exact_score(pa, column):
+    """Integer scores stay integers (the engine ranks them exactly, beyond 2**53 too); whole decimals too."""
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_decimal(kind):
+        if kind.scale == 0:
+            try:  # a checked cast: whole decimals within the int64 range rank exactly as integers
+                return pc.cast(column, pa.int64())
+            except pa.ArrowInvalid:
+                raise ValueError(f"`score` decimals beyond the int64 range cannot be ranked exactly. Got a "
+                                 f"{kind} column with such values instead.") from None
+        return pc.cast(column, pa.float64())  # fractional decimals rank as doubles (16 significant digits)
+    return column
 
 
 def _record(pa, payload):

@@ -295,3 +295,17 @@ def test_routing_config_reaches_workers_only_through_sklearns_delayed(client):
         through_joblib = joblib.Parallel(n_jobs=2)(joblib.delayed(_routing_flag)() for _ in range(2))
     assert through_sklearn == [True, True]
     assert through_joblib == [False, False]
+
+
+def test_a_partition_whose_candidates_are_all_excluded_drops_out(client):
+    frame = rows(14)
+    gone = frame["query"] % 2 == 0
+    frame.loc[gone, "excluded"] = True  # every candidate of some queries (none of them relevant)
+    frame.loc[gone, "label"] = 0
+    expected = in_memory(frame, metrics=METRICS, exclude=True)
+    ddf = dd.from_pandas(frame.sort_values("query").set_index("query", drop=False).rename_axis(None),
+                         npartitions=7)
+    assert_same(on_dask(ddf, metrics=METRICS, exclude=True), expected)
+    assert_same(on_dask(dd.from_pandas(frame, npartitions=7), metrics=METRICS, exclude=True), expected)
+    with pytest.raises(ValueError, match="Every candidate was excluded"):
+        on_dask(dd.from_pandas(frame.assign(excluded=True, label=0), npartitions=3), exclude=True)

@@ -323,3 +323,38 @@ def test_duplicate_predictions(spark):
     got = skr_spark.evaluate(spark.createDataFrame(rows), metrics=["map"], convention="spark").summary["map"]
     precision_at_hits = [1 / 1, 2 / 2]
     assert got == math.fsum(precision_at_hits) / len(precision_at_hits) == 1.0
+
+
+def test_wide_integer_and_decimal_scores_rank_exactly(spark):
+    # 2**60 + 0, 1, 2 are distinct scores: as doubles they would tie (found by review)
+    from decimal import Decimal
+
+    from pyspark.sql import types as T
+
+    pdf = frame(11)
+    pdf["score"] = (np.int64(2**60) + (np.arange(len(pdf)) % 3)).astype(np.int64)
+    expected = in_memory(pdf, METRICS)
+    assert_same(skr_spark.evaluate(spark.createDataFrame(pdf[["qid", "score", "label"]]), metrics=METRICS),
+                expected)
+    schema = T.StructType([T.StructField("qid", T.LongType()), T.StructField("score", T.DecimalType(38, 0)),
+                           T.StructField("label", T.LongType())])
+    rows = [(int(q), Decimal(int(s)), int(y)) for q, s, y in zip(pdf["qid"], pdf["score"], pdf["label"])]
+    assert_same(skr_spark.evaluate(spark.createDataFrame(rows, schema), metrics=METRICS), expected)
+
+
+def test_a_partition_whose_candidates_are_all_excluded_drops_out(spark):
+    pdf = frame(13)
+    gone = pdf["qid"] % 2 == 0
+    pdf.loc[gone, "excluded"] = True  # every candidate of half the queries (none of them relevant)
+    pdf.loc[gone, "label"] = 0
+    expected = in_memory(pdf, METRICS, columns=("exclude",))
+    previous = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "40")
+    try:
+        got = skr_spark.evaluate(spark.createDataFrame(pdf), exclude="excluded", metrics=METRICS)
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", previous)
+    assert_same(got, expected)
+    everything = pdf.assign(excluded=True, label=0)
+    with pytest.raises(ValueError, match="Every candidate was excluded"):
+        skr_spark.evaluate(spark.createDataFrame(everything), exclude="excluded")
