@@ -438,9 +438,12 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
     List metrics are weighted means of their per-query values; rank statistics are pooled over the
     targets of every part. The result does not depend on how the queries were split into parts.
     """
+    if not parts:
+        raise ValueError("A split evaluation needs at least one part with rows. Got no part instead.")
     if len(parts) == 1:
         part = parts[0]
         qid, has_relevant, weight = part.qid, part.has_relevant, part.weight
+
         def evaluated_values(written, evaluated):
             return part.values[written][evaluated]
 
