@@ -354,7 +354,8 @@ class _Stream:
             raise ValueError("`batches` must hold at least one row. Got an empty stream instead.")
         if not self.parts:
             raise self.excluded_part
-        return self.evaluation.reduce(self.parts)
+        parts, self.parts = self.parts, []
+        return self.evaluation.reduce(parts, consume=True)
 
 
 def _note(exc, text):

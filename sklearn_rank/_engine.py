@@ -80,9 +80,11 @@ class Plan:
                               targets=self.targets, ap_denominator=self.ap_denominator,
                               no_relevant_for=self.no_relevant_for, relevance_level=self.relevance_level)
 
-    def reduce(self, parts):
+    def reduce(self, parts, consume=False):
+        """The report of ``parts``; with ``consume``, each part's per-query values are released as they are
+        joined (the parts cannot be reduced again), which bounds the memory of a long stream's end."""
         return reduce_partials(list(parts), self.resolved, no_relevant=self.no_relevant, params=self.params,
-                               missing=self.missing, no_relevant_for=self.no_relevant_for)
+                               missing=self.missing, no_relevant_for=self.no_relevant_for, consume=consume)
 
 
 def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"],
@@ -432,7 +434,7 @@ def partial_report(structure, data, resolved, *, ties, no_relevant, targets, ap_
                          missing_has_relevant)
 
 
-def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_relevant_for=None):
+def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_relevant_for=None, consume=False):
     """The RankingReport of parts holding disjoint sets of whole queries.
 
     List metrics are weighted means of their per-query values; rank statistics are pooled over the
@@ -472,8 +474,8 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
         def evaluated_values(written, evaluated):
             """One metric's values of the evaluated queries, in query order: one copy, metric by metric."""
             if in_order:  # each part's evaluated queries, joined: no full-size intermediate array
-                return np.concatenate([part.values[written][mask] for part, mask in
-                                       zip(parts, np.split(evaluated, bounds))])
+                take = (lambda part: part.values.pop(written)) if consume else (lambda part: part.values[written])
+                return np.concatenate([take(part)[mask] for part, mask in zip(parts, np.split(evaluated, bounds))])
             return np.concatenate([part.values[written] for part in parts])[query_order][evaluated]
         tables = [part.ranks for part in parts]
         rank_table = None
