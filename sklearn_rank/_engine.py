@@ -471,10 +471,17 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
                                      for part in parts])[query_order]
         bounds = np.cumsum([part.n_queries for part in parts])[:-1]
 
+        # a name written twice is read twice: release its values at its last use only
+        remaining = {}
+        for name, _, _ in resolved:
+            remaining[name] = remaining.get(name, 0) + 1
+
         def evaluated_values(written, evaluated):
             """One metric's values of the evaluated queries, in query order: one copy, metric by metric."""
+            remaining[written] -= 1
+            release = consume and remaining[written] == 0
             if in_order:  # each part's evaluated queries, joined: no full-size intermediate array
-                take = (lambda part: part.values.pop(written)) if consume else (lambda part: part.values[written])
+                take = (lambda part: part.values.pop(written)) if release else (lambda part: part.values[written])
                 return np.concatenate([take(part)[mask] for part, mask in zip(parts, np.split(evaluated, bounds))])
             return np.concatenate([part.values[written] for part in parts])[query_order][evaluated]
         tables = [part.ranks for part in parts]

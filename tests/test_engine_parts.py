@@ -112,3 +112,16 @@ def test_a_part_without_targets_counts_zero_targets_per_query():
         got = evaluation.reduce([evaluation.part(y[mask], s[mask], qid=qid[mask]) for mask in (without, ~without)])
     np.testing.assert_array_equal(expected.per_query["count"], [0, 1, 0, 1])
     assert_same(got, expected)
+
+
+def test_a_consuming_reduction_reads_a_name_written_twice():
+    # Plan.reduce(consume=True) releases each part's values at their last use (evaluate_batches' end)
+    y, s, qid, _ = grouped(2)
+    metrics = ["mrr", "map", "mrr", "MRR", "ndcg@5", "mr"]
+    expected = skr.evaluate(y, s, qid=qid, metrics=metrics)
+    evaluation = _engine.plan(metrics=metrics)
+    queries = np.unique(qid)
+    bounds = queries[[10, 20, 30]]  # parts of consecutive query ids, in order: the joining path
+    owner = np.searchsorted(bounds, qid, side="right")
+    parts = [evaluation.part(y[owner == p], s[owner == p], qid=qid[owner == p]) for p in range(4)]
+    assert_same(evaluation.reduce(parts, consume=True), expected)
