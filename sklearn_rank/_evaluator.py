@@ -626,10 +626,14 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         score : float
             ``metric``, or ``-metric`` when the metric is lower-is-better.
         """
-        spec, sign = parse_scoring_name(self.metric)
-        spec = read_scorer_name(self.metric, spec, self.convention)
+        spec, sign = self._metric_spec()
         report = self._report(X, y, qid, sample_weight, [spec])
         return float(sign * report.summary[spec.name])
+
+    def _metric_spec(self):
+        """The metric computed for ``metric`` (its name read under ``convention``) and its sign."""
+        spec, sign = parse_scoring_name(self.metric)
+        return read_scorer_name(self.metric, spec, self.convention), sign
 
     def evaluate(self, X, y, *, qid=None, sample_weight=None, metrics=None):
         """The full report: several metrics, summary and per query.
@@ -653,8 +657,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         report : RankingReport
         """
         if metrics is None:
-            spec, _ = parse_scoring_name(self.metric)
-            spec = read_scorer_name(self.metric, spec, self.convention)
+            spec, _ = self._metric_spec()
             metrics = [spec] + [name for name in _DEFAULT_REPORT_METRICS if name != spec.name]
         return self._report(X, y, qid, sample_weight, metrics)
 

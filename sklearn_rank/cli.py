@@ -24,8 +24,8 @@ import numpy as np
 from ._conventions import CONVENTIONS, Default, normalise_convention, resolve as resolve_convention
 from ._inputs import GAINS, NAN_POLICIES, TIE_POLICIES
 from .io import TrecFormatError, evaluate_trec, read_qrels, read_run
-from .io._tables import Table, TableFormatError, check_values, read_table  # noqa: F401 (Table, check_values)
-from .io._tables import _column_index
+from .io._tables import (Table, TableFormatError, check_values, parquet_batches,  # noqa: F401 (Table, check_values)
+                         read_table)
 from .metrics import evaluate
 
 __all__ = ["main"]
@@ -322,21 +322,6 @@ def _run_evaluate(args):
 _STREAM_BATCH_ROWS = 1 << 16
 
 
-def _nulls_as_nan(batches, column):
-    """A missing score is a NaN score under ``--nan-policy omit`` (pandas writes NaN as a null), as
-    the table reader reads it."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    for batch in batches:
-        at = batch.schema.get_field_index(column)
-        if batch.column(at).null_count:
-            arrays = list(batch.columns)
-            arrays[at] = pc.fill_null(arrays[at].cast(pa.float64()), float("nan"))
-            batch = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
-        yield batch
-
-
 def _evaluate_parquet_stream(args, path):
     """``evaluate TABLE.parquet --stream``: the table's rows, grouped by query, read a batch at a time."""
     path = os.fspath(path)
@@ -344,22 +329,9 @@ def _evaluate_parquet_stream(args, path):
         raise UsageError(f"--stream reads Parquet tables (.parquet, .pq) a batch at a time. Got {path} instead.")
     _require_table_columns(args)
     ties, nan_policy = _table_ties(args), _nan_policy(args)
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise TableFormatError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") from None
-    os.stat(path)  # a missing file: the OSError names it
-    try:
-        table = pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises many types for a file that is not Parquet
-        raise TableFormatError(f"{path}: cannot read the Parquet table: {exc}") from None
     names = {"--qid": args.qid_col, "--score": args.score_col, "--label": args.label_col,
              "--exclude-col": args.exclude_col}
-    _column_index(path, list(table.schema_arrow.names), names, "schema")
-    batches = table.iter_batches(batch_size=_STREAM_BATCH_ROWS,
-                                 columns=list(dict.fromkeys(c for c in names.values() if c is not None)))
-    if nan_policy == "omit":
-        batches = _nulls_as_nan(batches, args.score_col)
+    batches = parquet_batches(path, names, batch_rows=_STREAM_BATCH_ROWS, nan_policy=nan_policy)
     from ._batches import evaluate_batches
 
     try:

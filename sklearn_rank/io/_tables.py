@@ -384,6 +384,41 @@ def check_values(score, label, exclude, names, where, nan_policy="raise"):
         raise TableFormatError(f"{where(i)}: {message}")
 
 
+def parquet_batches(path, names, *, batch_rows, nan_policy="raise"):
+    """The record batches of a Parquet table's named columns, read ``batch_rows`` rows at a time.
+
+    ``names`` maps the command line's flags (``"--qid"``, ``"--score"``, ...) to column names (None: not
+    used); missing columns raise as for :func:`read_table`. Under ``nan_policy="omit"`` a null score is a
+    NaN score (pandas writes NaN as a null), as :func:`read_table` reads it.
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise TableFormatError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") from None
+    os.stat(path)  # a missing file: the OSError names it
+    try:
+        table = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises many types for a file that is not Parquet
+        raise TableFormatError(f"{path}: cannot read the Parquet table: {exc}") from None
+    _column_index(path, list(table.schema_arrow.names), names, "schema")
+    batches = table.iter_batches(batch_size=batch_rows,
+                                 columns=list(dict.fromkeys(c for c in names.values() if c is not None)))
+    return _nulls_as_nan(batches, names["--score"]) if nan_policy == "omit" else batches
+
+
+def _nulls_as_nan(batches, column):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for batch in batches:
+        at = batch.schema.get_field_index(column)
+        if batch.column(at).null_count:
+            arrays = list(batch.columns)
+            arrays[at] = pc.fill_null(arrays[at].cast(pa.float64()), float("nan"))
+            batch = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+        yield batch
+
+
 def _read_parquet(path, names, nan_policy):
     try:
         import pyarrow as pa
