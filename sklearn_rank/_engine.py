@@ -434,6 +434,92 @@ def partial_report(structure, data, resolved, *, ties, no_relevant, targets, ap_
                          missing_has_relevant)
 
 
+def append_in_place(arr, used, values):
+    """``values`` written after the first ``used`` items of ``arr`` (None: a new array), which grows by half
+    its size when full, in place where it can (``ndarray.resize``, a reallocation: large blocks move
+    without a copy). The caller holds no view of ``arr``. Returns the array, maybe a new one."""
+    need = used + len(values)
+    if arr is None:
+        arr = np.empty(max(need, 1 << 12), dtype=values.dtype)
+    elif np.result_type(arr.dtype, values.dtype) != arr.dtype:  # wider integers, or floats after ints
+        arr = arr.astype(np.result_type(arr.dtype, values.dtype))
+    if need > arr.size:
+        grown = max(need, arr.size + arr.size // 2)
+        if arr.dtype.hasobject:
+            arr = np.concatenate([arr[:used], np.empty(grown - used, dtype=arr.dtype)])
+        else:
+            arr.resize(grown, refcheck=False)
+    arr[used:need] = values
+    return arr
+
+
+class PartStore:
+    """The parts of a long stream joined as they come, in arrays that grow in place.
+
+    ``add`` appends a part's per-query values (and rank table) to one array per field, grown by
+    ``ndarray.resize`` (a reallocation, which moves large blocks without copying them);
+    ``finish`` gives one part, its queries sorted by id, for ``Plan.reduce(..., consume=True)``, which
+    then hands the arrays to the report without copying them again. A stream of many parts so holds its
+    results once, not once in the parts and once more in the report.
+    """
+
+    def __init__(self):
+        self.n_queries = 0
+        self.n_targets = 0
+        self.arrays = {}  # field -> array with spare capacity at its end
+        self.has_weight = False
+        self.has_ranks = None
+
+    def _append(self, key, values, used):
+        self.arrays[key] = append_in_place(self.arrays.get(key), used, values)
+
+    def add(self, part):
+        if part.missing_qid is not None and part.missing_qid.size:
+            raise ValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
+                             "queries in one part. Got them in a split evaluation instead.")
+        n, n_new = self.n_queries, part.n_queries
+        if part.weight is not None and not self.has_weight:
+            self._append("weight", np.ones(n), 0)
+            self.has_weight = True
+        if self.has_weight:
+            self._append("weight", np.ones(n_new) if part.weight is None else part.weight, n)
+        self._append("qid", part.qid, n)
+        self._append("has_relevant", part.has_relevant, n)
+        for name, values in part.values.items():
+            self._append(("values", name), values, n)
+        self.has_ranks = part.ranks is not None
+        if part.ranks is not None:
+            for i, column in enumerate(part.ranks):
+                self._append(("ranks", i), column + n if i == 4 else column, self.n_targets)
+            self.n_targets += len(part.ranks[0])
+        self.n_queries += n_new
+
+    def finish(self):
+        """One :class:`PartialReport` of every query added, sorted by query id."""
+        n, n_t = self.n_queries, self.n_targets
+        arrays, self.arrays = self.arrays, {}
+        for key, arr in arrays.items():
+            size = n_t if isinstance(key, tuple) and key[0] == "ranks" else n
+            if arr.dtype.hasobject:
+                arrays[key] = arr[:size].copy()
+            else:
+                arr.resize(size, refcheck=False)
+        qid = arrays["qid"]
+        ranks = tuple(arrays[("ranks", i)] for i in range(7)) if self.has_ranks else None
+        values = {key[1]: arr for key, arr in arrays.items() if isinstance(key, tuple) and key[0] == "values"}
+        part = PartialReport(qid, arrays["has_relevant"], arrays.get("weight"), values, ranks)
+        if qid.size > 1 and not bool((qid[1:] > qid[:-1]).all()):  # a stream not sorted by query id
+            order = np.argsort(qid, kind="stable")
+            inverse = np.empty_like(order)
+            inverse[order] = np.arange(order.size)
+            if ranks is not None:
+                ranks = ranks[:4] + (inverse[ranks[4]],) + ranks[5:]
+            part = PartialReport(qid[order], part.has_relevant[order],
+                                 None if part.weight is None else part.weight[order],
+                                 {name: v[order] for name, v in values.items()}, ranks)
+        return part
+
+
 def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_relevant_for=None, consume=False):
     """The RankingReport of parts holding disjoint sets of whole queries.
 
@@ -442,16 +528,25 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
     """
     if not parts:
         raise ValueError("A split evaluation needs at least one part with rows. Got no part instead.")
+    # a name written twice is read twice: a consuming reduction releases its values at its last use only
+    remaining = {}
+    for name, _, _ in resolved:
+        remaining[name] = remaining.get(name, 0) + 1
     if len(parts) == 1:
         part = parts[0]
         qid, has_relevant, weight = part.qid, part.has_relevant, part.weight
 
         def evaluated_values(written, evaluated):
+            remaining[written] -= 1
+            if consume and remaining[written] == 0:  # the part's array itself when every query counts
+                values = part.values.pop(written)
+                return values if all_evaluated else values[evaluated]
             return part.values[written][evaluated]
 
         rank_table = part.ranks
         missing_qid, missing_has_relevant = part.missing_qid, part.missing_has_relevant
     else:
+        sizes = [part.n_queries for part in parts]
         qid = np.concatenate([part.qid for part in parts])
         # parts of a stream sorted by query come in query order: no reordering copy of every array then
         in_order = qid.size < 2 or bool((qid[1:] > qid[:-1]).all())
@@ -469,25 +564,30 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
         else:
             weight = np.concatenate([np.ones(part.n_queries) if part.weight is None else part.weight
                                      for part in parts])[query_order]
-        bounds = np.cumsum([part.n_queries for part in parts])[:-1]
-
-        # a name written twice is read twice: release its values at its last use only
-        remaining = {}
-        for name, _, _ in resolved:
-            remaining[name] = remaining.get(name, 0) + 1
+        bounds = np.cumsum(sizes)[:-1]
+        if consume:  # joined above: the parts' copies go
+            for part in parts:
+                part.qid = part.has_relevant = part.weight = None
 
         def evaluated_values(written, evaluated):
             """One metric's values of the evaluated queries, in query order: one copy, metric by metric."""
             remaining[written] -= 1
             release = consume and remaining[written] == 0
-            if in_order:  # each part's evaluated queries, joined: no full-size intermediate array
-                take = (lambda part: part.values.pop(written)) if release else (lambda part: part.values[written])
-                return np.concatenate([take(part)[mask] for part, mask in zip(parts, np.split(evaluated, bounds))])
+            if in_order:  # each part's evaluated queries, written into the result: no intermediate arrays
+                out, at = None, 0
+                for part, mask in zip(parts, np.split(evaluated, bounds)):
+                    values = part.values.pop(written) if release else part.values[written]
+                    if out is None:
+                        out = np.empty(n_evaluated, dtype=values.dtype)
+                    taken = values[mask]
+                    out[at:at + taken.size] = taken
+                    at += taken.size
+                return out
             return np.concatenate([part.values[written] for part in parts])[query_order][evaluated]
         tables = [part.ranks for part in parts]
         rank_table = None
         if tables[0] is not None:
-            offsets = np.cumsum([0] + [part.n_queries for part in parts[:-1]])
+            offsets = np.cumsum([0] + sizes[:-1])
             inverse = np.arange(qid.size)
             if not in_order:
                 inverse[query_order] = np.arange(qid.size)
@@ -522,19 +622,24 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
     if not evaluated.any() and not n_added:
         raise ValueError("No query has a relevant item, so the metrics are undefined (`no_relevant='skip'`). "
                          "Got only queries without relevant items instead.")
-    query_weight = weight if weight is not None else np.ones(n_q)
-    if not query_weight[evaluated].sum() > 0 and not n_added:
+    all_evaluated = bool(evaluated.all())
+    n_evaluated = int(evaluated.sum())
+    # without sample weights, every query weighs 1 (arrays of ones made only where needed)
+    weight_out = np.ones(n_evaluated) if weight is None else (
+        weight if all_evaluated else weight[evaluated])
+    if not weight_out.sum() > 0 and not n_added:
         raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
                          "of 0 instead.")
-    qid_out = qid[evaluated]
+    # the ids of the evaluated queries only, from here on: a long stream's end holds no second copy (the
+    # ids of a single part not consumed are the caller's data: copied)
+    qid_out = qid if all_evaluated and (len(parts) > 1 or consume) else qid[evaluated]
+    del qid
     order = None
     if n_added:
         qid_out = np.concatenate([qid_out, missing_qid[added]])
         order = np.argsort(qid_out, kind="stable")
         qid_out = qid_out[order]
-        weight_out = np.concatenate([query_weight[evaluated], np.ones(n_added)])[order]
-    else:
-        weight_out = query_weight[evaluated]
+        weight_out = np.concatenate([weight_out, np.ones(n_added)])[order]
     pooled = None
     summary, per_query = {}, {"qid": qid_out}
     for written, spec, family in resolved:
@@ -558,7 +663,8 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
             else:
                 if pooled is None:
                     s, m, r, mid, target_query, n_cand, n_rel = rank_table
-                    pooled = RankStats(RankDistribution(s, m, r, mid), query_weight[target_query],
+                    target_weight = np.ones(s.size) if weight is None else weight[target_query]
+                    pooled = RankStats(RankDistribution(s, m, r, mid), target_weight,
                                        np.zeros(s.size, dtype=np.intp), 1, n_cand, n_rel)
                 value = float(pooled.compute(spec.base, spec.k)[0])
             # A query without a retrieved relevant item has no rank: NaN there, outside the pooled value.

@@ -77,6 +77,9 @@ class RankingReport:
 
 def weighted_mean(values, weights):
     ok = ~np.isnan(values)
+    if ok.all():  # no copies of long arrays (the same sums)
+        total = weights.sum()
+        return np.nan if total <= 0 else float(np.dot(values, weights) / total)
     total = weights[ok].sum()
     if total <= 0:
         return np.nan
