@@ -18,9 +18,9 @@ from ._inputs import ALL_EXCLUDED
 
 __all__ = ["evaluate_batches"]
 
-# Complete queries are gathered up to this many rows before they go to the engine as one part: a
-# part costs a fixed overhead (option dispatch, one sort, the kernels' set-up), so many tiny
-# batches are evaluated together. Larger batches go to the engine as they come.
+# Complete queries go to the engine in parts of about this many rows, cut at query boundaries: a
+# part costs a fixed overhead (option dispatch, one sort, the kernels' set-up), so many tiny batches
+# are gathered into one part, and a larger batch is cut, which bounds the engine's temporaries.
 _PART_ROWS = 1 << 16
 
 # The options of ``evaluate`` that a split evaluation takes.
@@ -38,8 +38,8 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
     after the other, as ``ORDER BY qid`` gives them; the queries need not be
     sorted). A query may span any number of batches: its rows are carried
     over until the query ends. Memory holds one batch, the rows of the query
-    carried over, the complete queries gathered for the engine (at most
-    65536 rows besides the batch) and the per-query values; the numbers are
+    carried over, the complete queries gathered for the engine (about
+    65536 rows) and the per-query values; the numbers are
     those of :func:`evaluate` on all the rows.
 
     Parameters
@@ -94,9 +94,10 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
 
     Notes
     -----
-    The rows of the complete queries are gathered up to 65536 rows before
-    they are evaluated together, so many small batches cost little; a batch
-    larger than that is evaluated on its own. See :doc:`/scaling` for
+    The rows of the complete queries are evaluated in parts of about 65536
+    rows, cut at query boundaries: many small batches are gathered, so they
+    cost little, and a larger batch is cut, so that the engine's temporary
+    arrays stay small (a query longer than that is one part). See :doc:`/scaling` for
     recipes (Parquet files and folders, DuckDB, pandas and Polars).
 
     Examples
@@ -183,6 +184,15 @@ def _arrow_values(array, parameter, column, index):
                          f"{array.null_count} null{'s' if array.null_count > 1 else ''} in batch {index} instead.")
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
+    kind = array.type
+    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+        # a read-only view of the Arrow buffer (``to_numpy`` would import pandas, tens of MB)
+        code = "f" if pa.types.is_floating(kind) else "i" if pa.types.is_signed_integer(kind) else "u"
+        dtype = np.dtype(f"<{code}{kind.bit_width // 8}")
+        return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+    if pa.types.is_boolean(kind):  # bits, least significant first
+        bits = np.frombuffer(array.buffers()[1], dtype=np.uint8)
+        return np.unpackbits(bits, count=array.offset + len(array), bitorder="little")[array.offset:].view(bool)
     return array.to_numpy(zero_copy_only=False)
 
 
@@ -211,7 +221,7 @@ class _Stream:
     def __init__(self, evaluation, columns):
         self.evaluation = evaluation
         self.columns = columns  # parameter -> column name
-        self.parts = []
+        self.results = _engine.PartStore()  # the per-query values of the parts evaluated so far
         self.pending = []  # column dicts of complete queries, not yet evaluated
         self.pending_rows = 0
         self.pending_start = None  # (batch, row) of the first pending row, for errors
@@ -274,10 +284,16 @@ class _Stream:
             self.carried.append(data)
             return
         if last > 0:
-            complete = {parameter: values[:last] for parameter, values in data.items()}
             if continues:
                 self._end_carried()
-            self._gather(complete, (index, 0), last)
+            # the complete queries go to the engine in pieces of at most about _PART_ROWS rows, cut at
+            # query boundaries (the first run continues the carried query when `continues`: not a cut)
+            bounds = starts[:-1]
+            cuts = bounds[np.searchsorted(bounds, np.arange(_PART_ROWS, last, max(_PART_ROWS, 1)), side="right") - 1]
+            cuts = np.unique(np.concatenate(([0], starts[1:2] if continues else starts[:0], cuts, [last])))
+            for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+                piece = {parameter: values[lo:hi] for parameter, values in data.items()}
+                self._gather(piece, None if (continues and lo == 0) else (index, lo), hi - lo)
             self.finished.add(segment_qid[1 if continues else 0:-1])
         # a copy: a view would keep the whole batch alive while its last query is carried over
         self.carried = [{parameter: values[last:].copy() for parameter, values in data.items()}]
@@ -315,6 +331,10 @@ class _Stream:
         self.carried, self.carried_qid = [], None
 
     def _gather(self, chunk, start, rows):
+        """Add rows to the pending part; ``start`` (batch, row) is None for the later rows of a query that
+        spans batches, which never start a new part."""
+        if start is not None and self.pending_rows and self.pending_rows + rows > _PART_ROWS:
+            self._evaluate_pending()  # a part stays near _PART_ROWS rows: its temporaries stay small
         if self.pending_start is None:
             self.pending_start = start
         self.pending.append(chunk)
@@ -344,7 +364,7 @@ class _Stream:
         except TypeError as exc:
             _note(exc, f"(evaluate_batches: in the rows from batch {start[0]}, row {start[1]}.)")
             raise
-        self.parts.append(part)
+        self.results.add(part)
 
     def finish(self):
         if self.carried_qid is not None:
@@ -352,10 +372,11 @@ class _Stream:
         self._evaluate_pending()
         if self.n_rows == 0:
             raise ValueError("`batches` must hold at least one row. Got an empty stream instead.")
-        if not self.parts:
+        if not self.results.n_queries:
             raise self.excluded_part
-        parts, self.parts = self.parts, []
-        return self.evaluation.reduce(parts, consume=True)
+        self.finished = None  # the contiguity check is over: its ids go before the reduction
+        part, self.results = self.results.finish(), None
+        return self.evaluation.reduce([part], consume=True)
 
 
 def _note(exc, text):
@@ -364,13 +385,23 @@ def _note(exc, text):
 
 
 class _SortedSet:
-    """Query ids seen so far, as sorted arrays of doubling sizes (a membership test costs log n per level)."""
+    """Query ids seen so far: an ascending run (a stream sorted by query id adds to it in place, with no
+    sorting and no temporary copies), and for the other ids sorted arrays of doubling sizes (a
+    membership test costs log n per level)."""
 
     def __init__(self):
+        self.run = None  # ascending ids, the first `run_size` items
+        self.run_size = 0
         self.levels = []
 
     def add(self, values):
         if not values.size:
+            return
+        ascending = values.size == 1 or bool((values[1:] > values[:-1]).all())
+        if ascending and (self.run_size == 0 or values[0] > self.run[self.run_size - 1]) and (
+                self.run is None or np.result_type(self.run.dtype, values.dtype).kind == self.run.dtype.kind):
+            self.run = _engine.append_in_place(self.run, self.run_size, values)
+            self.run_size += values.size
             return
         self.levels.append(np.sort(values, kind="stable"))
         while len(self.levels) > 1 and self.levels[-2].size <= 2 * self.levels[-1].size:
@@ -379,7 +410,8 @@ class _SortedSet:
 
     def contains(self, values):
         found = np.zeros(values.size, dtype=bool)
-        for level in self.levels:
+        levels = self.levels if not self.run_size else [self.run[:self.run_size]] + self.levels
+        for level in levels:
             at = np.searchsorted(level, values)
             inside = at < level.size
             found[inside] |= level[at[inside]] == values[inside]

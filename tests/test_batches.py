@@ -290,13 +290,16 @@ def test_bad_input():
         skr.evaluate_batches([batch([1])], metrics=["no_such_metric"])
 
 
-def test_memory_is_one_batch_plus_the_carried_query(monkeypatch):
-    """Rows reach the engine while the stream is read: never more than a batch, a query and a part behind."""
+@pytest.mark.parametrize("max_rows", [25, 300])  # batches smaller / larger than a part
+def test_memory_is_one_batch_plus_the_carried_query(max_rows, monkeypatch):
+    """Rows reach the engine while the stream is read: never more than a batch, a query and a part behind;
+    a part holds about _PART_ROWS rows whatever the batches' size."""
     monkeypatch.setattr(_batches, "_PART_ROWS", 40)
     frame = grouped_frame(31, n_queries=200)
-    slices = cut(len(frame), 31, max_rows=25)
+    slices = cut(len(frame), 31, max_rows=max_rows)
     largest_query = int(frame.groupby("qid").size().max())
     largest_batch = max(s.stop - s.start for s in slices)
+    assert (largest_batch > 40 + largest_query) == (max_rows == 300)
     yielded = []
 
     def stream():
@@ -318,11 +321,13 @@ def test_memory_is_one_batch_plus_the_carried_query(monkeypatch):
     assert len(calls) > 10
     evaluated = 0
     for rows, rows_read, _ in calls:
-        # a part: the complete queries gathered (fewer than _PART_ROWS rows) plus one batch and a query
-        assert rows <= 40 + largest_batch + largest_query
+        # a part: complete queries gathered up to _PART_ROWS rows (a batch is cut at query boundaries)
+        # and a query whose rows spanned batches
+        assert rows <= 40 + largest_query
         evaluated += rows
-        # rows read but not yet evaluated: the pending part's rows and the carried query
-        assert rows_read - evaluated <= 40 + largest_query
+        # rows read but not yet evaluated: the pending part's rows and the carried query (and the rest of
+        # the batch being cut, when batches are larger than a part)
+        assert rows_read - evaluated <= 40 + largest_query + (largest_batch if max_rows == 300 else 0)
     assert [n for _, _, n in calls][:-1] == sorted(n for _, _, n in calls[:-1])  # parts come as the stream is read
 
 
@@ -365,3 +370,69 @@ def test_the_engine_checks_a_carried_query_whole():
     with pytest.raises(ValueError, match="`exclude` must not remove a query's own relevant candidates"):
         skr.evaluate_batches([pd.DataFrame({"qid": [1, 1], "score": [0.1, 0.2], "label": [1, 0],
                                             "x": [True, False]})], exclude="x")
+
+
+def _shuffled_parquet_folder(tmp_path, frame, n_files=3):
+    """The rows in a random order (queries scattered) over several Parquet files."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = frame.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    folder = tmp_path / "lake"
+    folder.mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(rows)), n_files)):
+        pq.write_table(pa.Table.from_pandas(rows.iloc[part], preserve_index=False), folder / f"part-{i:04d}.parquet")
+    return folder
+
+
+def test_duckdb_recipe_order_by_qid(tmp_path):
+    """The documented DuckDB recipe: ORDER BY qid over a folder whose rows are scattered, as a reader."""
+    duckdb = pytest.importorskip("duckdb")
+    frame = grouped_frame(51, n_queries=60)
+    folder = _shuffled_parquet_folder(tmp_path, frame)
+    connection = duckdb.connect()
+    reader = connection.sql(f"SELECT qid, score, label FROM read_parquet('{folder}/*.parquet') ORDER BY qid"
+                            ).to_arrow_reader(16)  # small batches: queries span batches
+    expected = quietly(evaluate_all, frame, metrics=LIST_METRICS)
+    assert_same(quietly(skr.evaluate_batches, reader, metrics=LIST_METRICS), expected)
+    # without the ORDER BY the scattered rows are refused, never evaluated as split queries
+    reader = connection.sql(f"SELECT qid, score, label FROM read_parquet('{folder}/*.parquet')").to_arrow_reader(16)
+    with pytest.raises(ValueError, match="must be contiguous"):
+        skr.evaluate_batches(reader, metrics=LIST_METRICS)
+
+
+def test_polars_recipes(tmp_path):
+    """The documented Polars recipes: a sorted frame in slices, and a lazy sort sunk to Parquet, streamed."""
+    pl = pytest.importorskip("polars")
+    pq = pytest.importorskip("pyarrow.parquet")
+    frame = grouped_frame(52, n_queries=60)
+    expected = quietly(evaluate_all, frame, metrics=LIST_METRICS)
+    rows = pl.from_pandas(frame[["qid", "score", "label"]].sample(frac=1.0, random_state=1))
+    sorted_rows = rows.sort("qid")
+    assert_same(quietly(skr.evaluate_batches, sorted_rows.iter_slices(n_rows=7), metrics=LIST_METRICS), expected)
+    assert_same(quietly(skr.evaluate_batches, sorted_rows, metrics=LIST_METRICS), expected)  # one batch
+    folder = _shuffled_parquet_folder(tmp_path, frame)
+    sorted_path = tmp_path / "sorted.parquet"
+    pl.scan_parquet(str(folder / "*.parquet")).select("qid", "score", "label").sort("qid").sink_parquet(
+        str(sorted_path))
+    batches = pq.ParquetFile(sorted_path).iter_batches(batch_size=16)
+    assert_same(quietly(skr.evaluate_batches, batches, metrics=LIST_METRICS), expected)
+
+
+@pytest.mark.parametrize("types", [("int64", "float64", "int64", "bool"), ("uint32", "float32", "int8", "bool"),
+                                   ("int16", "float16", "uint8", "bool")])
+def test_arrow_columns_read_from_their_buffers_at_any_offset(types):
+    """Batches sliced out of one batch (buffers shared, non-zero offsets) of narrow and wide types."""
+    frame = grouped_frame(53, n_queries=50)
+    qid_type, score_type, label_type, flag_type = types
+    whole = pa.RecordBatch.from_pydict({
+        "qid": pa.array(frame["qid"].to_numpy() - 990, type=qid_type),
+        "score": pa.array(frame["score"].to_numpy(), type=score_type),
+        "label": pa.array(frame["label"].to_numpy(), type=label_type),
+        "excluded": pa.array(frame["excluded"].to_numpy(), type=flag_type)})
+    slices = cut(whole.num_rows, 53, max_rows=13)
+    batches = [whole.slice(s.start, s.stop - s.start) for s in slices]
+    assert any(batch.column(3).offset % 8 for batch in batches)  # bit offsets inside a byte
+    expected = skr.evaluate(frame["label"].to_numpy(), frame["score"].to_numpy().astype(score_type),
+                            qid=frame["qid"].to_numpy() - 990, exclude=frame["excluded"].to_numpy(),
+                            metrics=LIST_METRICS)
+    got = skr.evaluate_batches(batches, metrics=LIST_METRICS, exclude="excluded")
+    assert_same(got, expected)
