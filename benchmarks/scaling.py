@@ -1,10 +1,15 @@
 """Beyond one process (issue 14): the same evaluation from Parquet through every path, time and peak memory.
 
-Paths, each in a fresh child process (so that its peak RSS is its own):
+Paths, each in a fresh child process; memory is the peak resident memory of that process beyond its
+own peak after the imports and a warm-up on a tiny input (read from /proc: VmHWM), and for the paths
+with other processes (Dask workers, Spark's JVM) their peaks too:
 
-* ``imports only``: the baseline: Python, NumPy, pyarrow and sklearn-rank loaded, nothing evaluated;
 * ``in memory``: the Parquet dataset read whole into NumPy arrays, then ``sklearn_rank.evaluate``;
-* ``evaluate_batches``: ``pyarrow.dataset`` record batches streamed through ``sklearn_rank.evaluate_batches``;
+* ``pyarrow reader alone`` and ``evaluate_batches (pyarrow)``: the files read file by file with
+  ``pyarrow.parquet.ParquetFile.iter_batches`` (one thread, no pre-buffering), just iterated, and streamed
+  through ``sklearn_rank.evaluate_batches``;
+* ``DuckDB reader alone`` and ``evaluate_batches (DuckDB)``: the same with DuckDB's Arrow reader (one
+  thread), the issue's reader;
 * ``dask``: ``dask.dataframe.read_parquet`` on a ``LocalCluster(n_workers=2, threads_per_worker=1)``, then
   ``sklearn_rank.dask.evaluate``; and ``dask collect``: the same frame collected (``compute()``) and evaluated
   in the driver, the baseline of the issue's "within 2x" target;
@@ -38,37 +43,59 @@ METRICS = ["mrr", "map", "ndcg@10", "hits@10", "p@10"]
 CANDIDATES = 20
 
 _PRELUDE = """
-import json, resource, sys, time
+import glob, json, sys, time
 import numpy as np
 METRICS = {metrics!r}
 FOLDER = {folder!r}
 def stop_spark(spark):
-    # the JVM is a child of this process: stop it and wait for it, so that its peak RSS is counted
+    # the JVM's peak memory (read before it stops), then stop it and wait for it
     from pyspark import SparkContext
     gateway = SparkContext._gateway
-    spark.stop()
     proc = getattr(gateway, "proc", None)
+    jvm_peak = status("VmHWM", proc.pid) if proc is not None else 0
+    spark.stop()
     if proc is not None:  # Spark's gateway JVM exits when its standard input closes
         gateway.shutdown()
         if proc.stdin is not None:
             proc.stdin.close()
         proc.wait(timeout=120)
-def done(start, summary):
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    print(json.dumps(dict(seconds=time.perf_counter() - start, summary=summary, children_rss=children)))
+    return jvm_peak
+def status(field, pid="self"):
+    # VmHWM: the peak resident memory of this process's own address space. (getrusage's ru_maxrss would
+    # not do: Linux carries it over fork and exec, so a child started by a large parent reports at least
+    # the parent's size.)
+    with open("/proc/%s/status" % pid) as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+BASE = [0]
+def mark():
+    # the baseline: imports done and the engine warmed up on a tiny input
+    BASE[0] = status("VmHWM")
+def done(start, summary, others=0):
+    print(json.dumps(dict(seconds=time.perf_counter() - start, summary=summary, base=BASE[0],
+                          peak=status("VmHWM"), others=others)))
 """
 
+_WARM = "sklearn_rank.evaluate([1, 0], [0.5, 0.2], qid=[1, 1], metrics=METRICS)\nmark()\n"
+_FILES = "FILES = sorted(glob.glob(FOLDER + '/*.parquet'))\n"
+# pyarrow's reader, file by file, one thread, no pre-buffering: the leanest way to stream Parquet
+_PYARROW_BATCHES = """
+def batches():
+    for path in FILES:
+        yield from pq.ParquetFile(path, pre_buffer=False).iter_batches(
+            batch_size=1 << 16, columns=["qid", "score", "label"], use_threads=False)
+"""
+# DuckDB's reader on the files as they are (sorted by query: the insertion order DuckDB keeps by
+# default), one thread
+_DUCKDB_BATCHES = """
+def batches():
+    con = duckdb.connect(config={"threads": 1})
+    return con.sql(f"SELECT qid, score, label FROM read_parquet('{FOLDER}/*.parquet')").to_arrow_reader(1 << 16)
+"""
 PATHS = {
-    "imports only": """
-import pyarrow.dataset as ds
-import sklearn_rank
-start = time.perf_counter()
-report = sklearn_rank.evaluate([1, 0], [0.5, 0.2], metrics=METRICS)
-done(start, {})
-""",
-    "in memory": """
-import pyarrow.dataset as ds
-import sklearn_rank
+    "in memory": "import pyarrow.dataset as ds\nimport sklearn_rank\n" + _WARM + """
 start = time.perf_counter()
 table = ds.dataset(FOLDER).to_table(columns=["qid", "score", "label"])
 arrays = [table.column(name).to_numpy() for name in ("qid", "score", "label")]
@@ -76,46 +103,61 @@ del table
 report = sklearn_rank.evaluate(arrays[2], arrays[1], qid=arrays[0], metrics=METRICS)
 done(start, report.summary)
 """,
-    "evaluate_batches": """
-import pyarrow.dataset as ds
-import sklearn_rank
+    "pyarrow reader alone": "import glob\nimport pyarrow.parquet as pq\nimport sklearn_rank\n" + _FILES
+    + _PYARROW_BATCHES + _WARM + """
 start = time.perf_counter()
-# no read-ahead, no pre-buffering, one thread: pyarrow would otherwise hold several batches and files in
-# flight (about 200 MB of Arrow memory here instead of about 60 MB, for the same speed)
-batches = ds.dataset(FOLDER).to_batches(
-    columns=["qid", "score", "label"], batch_size=1 << 18, batch_readahead=0, fragment_readahead=0,
-    use_threads=False, fragment_scan_options=ds.ParquetFragmentScanOptions(pre_buffer=False))
-report = sklearn_rank.evaluate_batches(batches, qid="qid", score="score", label="label", metrics=METRICS)
+rows = sum(batch.num_rows for batch in batches())
+done(start, {})
+""",
+    "evaluate_batches (pyarrow)": "import glob\nimport pyarrow.parquet as pq\nimport sklearn_rank\n" + _FILES
+    + _PYARROW_BATCHES + _WARM + """
+start = time.perf_counter()
+report = sklearn_rank.evaluate_batches(batches(), qid="qid", score="score", label="label", metrics=METRICS)
+done(start, report.summary)
+""",
+    "DuckDB reader alone": "import duckdb\nimport sklearn_rank\n" + _DUCKDB_BATCHES + _WARM + """
+start = time.perf_counter()
+rows = sum(batch.num_rows for batch in batches())
+done(start, {})
+""",
+    "evaluate_batches (DuckDB)": "import duckdb\nimport sklearn_rank\n" + _DUCKDB_BATCHES + _WARM + """
+start = time.perf_counter()
+report = sklearn_rank.evaluate_batches(batches(), qid="qid", score="score", label="label", metrics=METRICS)
 done(start, report.summary)
 """,
     "dask": """
 import dask.dataframe as dd
 from distributed import Client, LocalCluster
 import sklearn_rank.dask
+""" + _WARM + """
 with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \\
-        Client(cluster):
+        Client(cluster) as client:
     start = time.perf_counter()
     ddf = dd.read_parquet(FOLDER, columns=["qid", "score", "label"])
     report = sklearn_rank.dask.evaluate(ddf, qid="qid", score="score", label="label", metrics=METRICS)
     seconds = time.perf_counter() - start
-done(time.perf_counter() - seconds, report.summary)
+    workers = sum(client.run(status, "VmHWM").values())
+done(time.perf_counter() - seconds, report.summary, workers)
 """,
     "dask collect": """
 import dask.dataframe as dd
 from distributed import Client, LocalCluster
 import sklearn_rank
+""" + _WARM + """
 with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \\
-        Client(cluster):
+        Client(cluster) as client:
     start = time.perf_counter()
     frame = dd.read_parquet(FOLDER, columns=["qid", "score", "label"]).compute()
     report = sklearn_rank.evaluate(frame["label"].to_numpy(), frame["score"].to_numpy(), qid=frame["qid"].to_numpy(),
                                    metrics=METRICS)
     seconds = time.perf_counter() - start
-done(time.perf_counter() - seconds, report.summary)
+    workers = sum(client.run(status, "VmHWM").values())
+done(time.perf_counter() - seconds, report.summary, workers)
 """,
     "spark": """
 from pyspark.sql import SparkSession
 import sklearn_rank.spark
+""" + _WARM + """
 spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
          .config("spark.driver.memory", "8g").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
@@ -123,12 +165,14 @@ start = time.perf_counter()
 sdf = spark.read.parquet(FOLDER)
 report = sklearn_rank.spark.evaluate(sdf, qid="qid", score="score", label="label", metrics=METRICS)
 seconds = time.perf_counter() - start
-stop_spark(spark)
-done(time.perf_counter() - seconds, report.summary)
+jvm = stop_spark(spark)
+done(time.perf_counter() - seconds, report.summary, jvm)
 """,
     "spark RankingEvaluator": """
 from pyspark.sql import SparkSession, functions as F
 from pyspark.ml.evaluation import RankingEvaluator
+import sklearn_rank
+""" + _WARM + """
 spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
          .config("spark.driver.memory", "8g").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
@@ -145,8 +189,8 @@ summary = {}
 for metric, name in (("meanAveragePrecision", "map"), ("ndcgAtK", "ndcg@10"), ("precisionAtK", "p@10")):
     summary[name] = RankingEvaluator(metricName=metric, k=10).evaluate(per_query)
 seconds = time.perf_counter() - start
-stop_spark(spark)
-done(time.perf_counter() - seconds, summary)
+jvm = stop_spark(spark)
+done(time.perf_counter() - seconds, summary, jvm)
 """,
 }
 
@@ -188,28 +232,28 @@ def main(argv=None):
         results = {}
         for name in args.paths:
             code = textwrap.dedent(_PRELUDE.format(metrics=METRICS, folder=folder)) + textwrap.dedent(PATHS[name])
-            wall, out, err, status, rss = run_command([sys.executable, "-c", code])
+            wall, out, err, status, _ = run_command([sys.executable, "-c", code])
             if status != 0:
                 log(f"  {name:<24} failed (exit {status}): {err.strip().splitlines()[-1] if err.strip() else ''}")
                 results[name] = {"error": err[-2000:]}
                 continue
             record = json.loads(out.strip().splitlines()[-1])
-            record.update(wall=wall, rss=rss)
+            record.update(wall=wall)
             results[name] = record
         reference = results.get("in memory", {}).get("summary", {})
-        baseline = results.get("imports only", {}).get("rss", 0)
-        log(f"{'path':<24} {'seconds':>8} {'peak RSS':>10} {'+children':>10} {'above imports / data':>21}  max |diff|")
+        log(f"{'path':<28} {'seconds':>8} {'peak':>8} {'above imports':>14} {'/ data':>7} {'other processes':>16}"
+            "  max |diff|")
         for name, record in results.items():
             if "error" in record:
                 continue
             # Spark's evaluator reads relevance as binary and breaks ties by item: other numbers by definition
             diffs = [] if name == "spark RankingEvaluator" else [
                 abs(value - reference[metric]) for metric, value in record["summary"].items() if metric in reference]
-            peak = max(record["rss"], record["children_rss"])
-            record["above_imports"] = max(record["rss"] - baseline, 0)
-            log(f"{name:<24} {record['seconds']:8.1f} {record['rss'] / 2**20:9.0f}M {record['children_rss'] / 2**20:9.0f}M "
-                f"{record['above_imports'] / nbytes:21.0%}  {max(diffs) if diffs else float('nan'):.1e}")
-            record["peak"] = peak
+            record["above_imports"] = record["peak"] - record["base"]
+            others = f"{record['others'] / 2**20:,.0f} MB" if record["others"] else "-"
+            log(f"{name:<28} {record['seconds']:8.1f} {record['peak'] / 2**20:6,.0f} MB "
+                f"{record['above_imports'] / 2**20:11,.0f} MB {record['above_imports'] / nbytes:7.0%} {others:>16}"
+                f"  {max(diffs) if diffs else float('nan'):.1e}")
         if args.json:
             with open(args.json, "w") as handle:
                 json.dump(dict(rows=rows, queries=args.queries, data_bytes=nbytes, metrics=METRICS, results=results),
