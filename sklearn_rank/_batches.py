@@ -128,6 +128,9 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
         if column is not None and not isinstance(column, str):
             raise TypeError(f"`{parameter}` must be a column name (str). Got {type(column).__name__} instead.")
     columns = {parameter: column for parameter, column in columns.items() if column is not None}
+    if len(set(columns.values())) != len(columns):
+        raise ValueError("`qid`, `score`, `label`, `sample_weight`, `exclude` and `unjudged` must name different "
+                         f"columns. Got {columns} instead.")
     evaluation = _engine.plan(metrics=metrics, **options)
     stream = _Stream(evaluation, columns)
     for index, batch in enumerate(_batches(batches)):
@@ -176,27 +179,59 @@ def _column_names(batch):
     return list(batch.schema.names) if _is_arrow(batch, "RecordBatch") else [str(name) for name in batch.columns]
 
 
-def _arrow_values(array, parameter, column, index):
+def _bits(buffer, offset, n):
+    """The ``n`` bits of an Arrow bitmap from ``offset``, least significant first, as booleans."""
+    bits = np.frombuffer(buffer, dtype=np.uint8)
+    return np.unpackbits(bits, count=offset + n, bitorder="little")[offset:].view(bool)
+
+
+def _arrow_values(array, parameter, column, index, nan_policy="raise"):
     import pyarrow as pa
 
-    if array.null_count:
-        raise ValueError(f"`{parameter}` column {column!r} must not hold nulls (missing values). Got "
-                         f"{array.null_count} null{'s' if array.null_count > 1 else ''} in batch {index} instead.")
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     kind = array.type
-    if pa.types.is_integer(kind) or pa.types.is_floating(kind):
+    number = pa.types.is_integer(kind) or pa.types.is_floating(kind)
+    if array.null_count and not (parameter == "score" and nan_policy == "omit" and number):
+        hint = ("; pandas writes NaN as a null, and nan_policy='omit' reads a null score as NaN"
+                if parameter == "score" and number else "")
+        raise ValueError(f"`{parameter}` column {column!r} must not hold nulls (missing values){hint}. Got "
+                         f"{array.null_count} null{'s' if array.null_count > 1 else ''} in batch {index} instead.")
+    if number:
         # a read-only view of the Arrow buffer (``to_numpy`` would import pandas, tens of MB)
         code = "f" if pa.types.is_floating(kind) else "i" if pa.types.is_signed_integer(kind) else "u"
         dtype = np.dtype(f"<{code}{kind.bit_width // 8}")
-        return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
-    if pa.types.is_boolean(kind):  # bits, least significant first
-        bits = np.frombuffer(array.buffers()[1], dtype=np.uint8)
-        return np.unpackbits(bits, count=array.offset + len(array), bitorder="little")[array.offset:].view(bool)
+        values = np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array),
+                               offset=array.offset * dtype.itemsize)
+        if array.null_count:  # a null score under nan_policy="omit": a NaN score (pandas writes NaN as a null)
+            return _nan_where(values, ~_bits(array.buffers()[0], array.offset, len(array)), column, index)
+        return values
+    if pa.types.is_boolean(kind):
+        return _bits(array.buffers()[1], array.offset, len(array))
     return array.to_numpy(zero_copy_only=False)
 
 
-def _pandas_values(series, parameter, column, index):
+def _nan_where(values, missing, column, index):
+    """Float scores with NaN where ``missing``; integer scores only where float64 keeps them exact."""
+    if values.dtype.kind in "iu":
+        present = values[~missing]
+        if present.size and max(abs(int(present.max())), abs(int(present.min()))) > 2 ** 53:
+            raise ValueError(f"`score` column {column!r} holds missing values (read as NaN under nan_policy='omit') "
+                             "and integers that float64 cannot hold exactly (above 2**53), so the scores cannot "
+                             "become floats without false ties. Got integer scores up to "
+                             f"{max(abs(int(present.max())), abs(int(present.min())))} in batch {index} instead.")
+    out = values.astype(np.float64 if values.dtype.kind in "iu" or values.dtype.itemsize < 8 else values.dtype)
+    out[missing] = np.nan
+    return out
+
+
+def _pandas_values(series, parameter, column, index, nan_policy="raise"):
+    numeric_extension = not isinstance(series.dtype, np.dtype) and getattr(series.dtype, "kind", "O") in "iuf"
+    if parameter == "score" and nan_policy == "omit" and numeric_extension:
+        # nullable numbers: a missing score is a NaN score under nan_policy="omit"
+        missing = series.isna().to_numpy()
+        values = series.to_numpy(dtype=series.dtype.numpy_dtype, na_value=0)
+        return _nan_where(values, missing, column, index) if missing.any() else values
     if not isinstance(series.dtype, np.dtype) or series.dtype == object or parameter != "score":
         # a pandas NaN score is a NaN (nan_policy decides); any other missing value is refused
         n_missing = int(series.isna().sum())
@@ -242,9 +277,10 @@ class _Stream:
                 raise ValueError(f"`{parameter}={column!r}` must name a column of the batches; batch {index} has "
                                  f"the columns {names}. Got {column!r} instead.")
             if arrow:
-                data[parameter] = _arrow_values(batch.column(names.index(column)), parameter, column, index)
+                data[parameter] = _arrow_values(batch.column(names.index(column)), parameter, column, index,
+                                                self.evaluation.nan_policy)
             else:
-                data[parameter] = _pandas_values(batch[column], parameter, column, index)
+                data[parameter] = _pandas_values(batch[column], parameter, column, index, self.evaluation.nan_policy)
         return data
 
     def _check_qid_type(self, values, index):

@@ -119,7 +119,7 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         raise TypeError(f"`sdf` must be a pyspark.sql.DataFrame. Got {type(sdf).__name__} instead.")
     for refused in ("judged", "missing"):
         if refused in options:
-            raise TypeError(f"`{refused}` (judged queries without candidate rows) is not supported by a split "
+            raise ValueError(f"`{refused}` (judged queries without candidate rows) is not supported by a split "
                             f"evaluation: evaluate such queries in memory with sklearn_rank.evaluate. Got "
                             f"{refused}={options[refused]!r} instead.")
     unknown = sorted(set(options) - set(_ENGINE_OPTIONS))
@@ -149,6 +149,9 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
             raise TypeError(f"`{role}` must name {kind} column. Got column {name!r} of type "
                             f"{schema[name].simpleString()} instead.")
         columns[role] = name
+    if len(set(columns.values())) != len(columns):
+        raise ValueError("`qid`, `score`, `label`, `sample_weight`, `exclude` and `unjudged` must name different "
+                         f"columns. Got {columns} instead.")
 
     order = [columns["qid"]]
     selected = list(dict.fromkeys(columns.values()))
@@ -207,6 +210,9 @@ def _evaluate_partition(batches, *, evaluation, columns, chunk_rows):
                 continue
             table = pa.Table.from_batches(pending).combine_chunks()
             qid = table.column(columns["qid"])
+            if qid.null_count:  # nulls sort first: a chunk may hold nothing else
+                raise ValueError(f"`qid` column {columns['qid']!r} must not hold nulls. Got {qid.null_count} nulls "
+                                 "instead.")
             last = qid[len(qid) - 1]
             # rows are sorted by qid, so the last query's rows end the chunk
             first_of_last = len(qid) - int(pc.sum(pc.equal(qid, last)).as_py())

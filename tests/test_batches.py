@@ -436,3 +436,45 @@ def test_arrow_columns_read_from_their_buffers_at_any_offset(types):
                             metrics=LIST_METRICS)
     got = skr.evaluate_batches(batches, metrics=LIST_METRICS, exclude="excluded")
     assert_same(got, expected)
+
+
+@pytest.mark.parametrize("score_type", ["float64", "float32", "int64", "uint16"])
+@pytest.mark.parametrize("kind", ["batch", "pandas"])
+def test_null_scores_are_nan_under_omit(score_type, kind):
+    """A missing score (an Arrow null, a pandas NA) is a NaN score under nan_policy="omit", as read_table and
+    the command line read it; under "raise" it is refused."""
+    frame = grouped_frame(54, n_queries=30)
+    rng = np.random.default_rng(54)
+    missing = (frame["label"].to_numpy() == 0) & (rng.random(len(frame)) < 0.3)
+    scores = pa.array(frame["score"].to_numpy().astype(score_type), mask=missing)
+    table = pa.table({"qid": frame["qid"].to_numpy(), "score": scores, "label": frame["label"].to_numpy()})
+    batches = [table.slice(s.start, s.stop - s.start) for s in cut(len(frame), 54, max_rows=17)]
+    if kind == "pandas":  # nullable pandas columns (Float64, Int64)
+        nullable = "Float64" if "float" in score_type else "Int64"
+        batches = [pd.DataFrame({"qid": b.column("qid").to_numpy(), "label": b.column("label").to_numpy(),
+                                 "score": pd.array(b.column("score").to_pylist(), dtype=nullable)})
+                   for b in batches]
+    # the oracle: the missing rows removed before ranking (what NaN under "omit" means)
+    expected = skr.evaluate(frame["label"].to_numpy(), frame["score"].to_numpy(), qid=frame["qid"].to_numpy(),
+                            exclude=missing, metrics=LIST_METRICS)
+    got = skr.evaluate_batches(batches, metrics=LIST_METRICS, nan_policy="omit")
+    for name, value in expected.summary.items():
+        assert got.summary[name] == pytest.approx(value, rel=1e-12), name
+    with pytest.raises(ValueError, match="must not hold"):
+        skr.evaluate_batches(batches, metrics=LIST_METRICS)
+
+
+def test_null_integer_scores_beyond_float64_are_refused_under_omit():
+    scores = pa.array([2 ** 60, 2 ** 60 + 1, None, 3], type=pa.int64())
+    batch = pa.RecordBatch.from_pydict({"qid": [1, 1, 1, 1], "score": scores, "label": [1, 0, 0, 0]})
+    with pytest.raises(ValueError, match="2\\*\\*53"):
+        skr.evaluate_batches([batch], metrics=["mrr"], nan_policy="omit")
+    exact = pa.RecordBatch.from_pydict({"qid": [1, 1, 1], "score": pa.array([2 ** 60, 2 ** 60 + 1, 3]),
+                                        "label": [1, 0, 0]})
+    assert skr.evaluate_batches([exact], metrics=["mrr"], nan_policy="omit").summary["mrr"] == 0.5
+
+
+def test_one_column_in_two_roles_is_refused():
+    batch = pa.RecordBatch.from_pydict({"qid": [1, 1], "score": [0.5, 0.2], "label": [1, 0]})
+    with pytest.raises(ValueError, match="must name different columns. Got .*'label': 'score'"):
+        skr.evaluate_batches([batch], label="score")

@@ -191,9 +191,9 @@ def test_bad_columns_and_options(spark):
         skr_spark.evaluate(sdf, exclude="flag")
     with pytest.raises(TypeError, match="`qid` must name an integer or string column. Got column 'score'"):
         skr_spark.evaluate(sdf, qid="score")
-    with pytest.raises(TypeError, match="`judged`.*not supported by a split evaluation"):
+    with pytest.raises(ValueError, match="`judged`.*not supported by a split evaluation"):
         skr_spark.evaluate(sdf, judged=([1], [1]))
-    with pytest.raises(TypeError, match="`missing`.*not supported"):
+    with pytest.raises(ValueError, match="`missing`.*not supported"):
         skr_spark.evaluate(sdf, missing="zero")
     with pytest.raises(TypeError, match="Got tie instead"):
         skr_spark.evaluate(sdf, tie="ordinal")
@@ -201,6 +201,19 @@ def test_bad_columns_and_options(spark):
         skr_spark.evaluate(sdf, ties="random")
     with pytest.raises(TypeError, match="`sdf` must be a pyspark.sql.DataFrame. Got DataFrame instead"):
         skr_spark.evaluate(pd.DataFrame({"qid": [1], "score": [0.5], "label": [1]}))
+    with pytest.raises(ValueError, match="must name different columns"):
+        skr_spark.evaluate(sdf, label="score")
+
+
+@pytest.mark.parametrize("chunk_rows", [1, None])
+def test_null_query_ids_are_refused(spark, chunk_rows, monkeypatch):
+    """Nulls sort first: a chunk of only null ids (chunk_rows=1) and a chunk with others are both refused."""
+    if chunk_rows is not None:
+        monkeypatch.setattr(skr_spark, "_CHUNK_ROWS", chunk_rows)
+    pdf = pd.DataFrame({"qid": pd.array([None, None, 2, 2], dtype="Int64"), "score": [0.5, 0.2, 0.3, 0.1],
+                        "label": [1, 0, 1, 0]})
+    with pytest.raises(ValueError, match="`qid` column 'qid' must not hold nulls. Got 2 nulls instead."):
+        skr_spark.evaluate(spark.createDataFrame(pdf).coalesce(1))
 
 
 def test_bad_values_raise_in_the_driver_as_raised_in_the_worker(spark):
