@@ -4,9 +4,12 @@ Build (warnings are errors):
 
     python -m sphinx -W --keep-going -b html docs docs/_build/html
 
-The build needs no network. It runs the example scripts of ``examples/`` and the
-command-line session of ``docs/cli.rst`` once, and includes their printed output
-in the pages, so every number shown next to them comes from the code as it is.
+The build needs no network. sphinx-gallery runs the example scripts of ``examples/``
+once each and builds the gallery (``auto_examples/``, generated, not committed) with their
+printed output and figures; the command-line session of ``docs/cli.rst`` runs once too, and
+its output is included in that page, so every number shown comes from the code as it is.
+Formulas are converted to MathML at build time (``_ext/mathml.py``): the pages need no
+JavaScript and no network to show them.
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 # Document the checkout this file belongs to, installed or not.
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS / "_ext"))
+# One OpenMP thread for the examples sphinx-gallery runs in this process: on a busy machine the
+# thread pools of HistGradientBoosting, LightGBM and XGBoost spin against each other and a
+# four-second example takes a minute. Set before any of them is imported.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import sklearn_rank  # noqa: E402
 
@@ -35,13 +43,19 @@ version = release
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
     "numpydoc",
     "myst_parser",
+    "sphinx_gallery.gen_gallery",
+    "mathml",  # docs/_ext/mathml.py: formulas as MathML, rendered by the browser without JavaScript
+    "metric_names",  # docs/_ext/metric_names.py: ndcg@10 is a metric, not an e-mail address
+    "offline_inventories",  # docs/_ext/offline_inventories.py: intersphinx without network
 ]
+html_math_renderer = "mathml"
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "_scaling_*.rst"]  # included by scaling.rst
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "_scaling_*.rst",  # included by scaling.rst
+                    "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
 default_role = "literal"
 nitpicky = False
 
@@ -92,7 +106,38 @@ numpydoc_validation_overrides = {
     "PR01": [r"(?ms)\A(?!.*^Parameters\n-{3,}$)(?=.*^Attributes\n-{3,}$)"],
 }
 
-# No intersphinx: the build must not fetch inventories from the network.
+# Intersphinx without network: the build must not fetch anything, and none of these projects
+# ships its objects.inv. docs/_ext/offline_inventories.py writes each inventory below from the
+# names these docs refer to, with the URL the project's documentation gives them; intersphinx
+# reads the files. A name the files lack stays plain text (nothing fails, nothing is fetched).
+intersphinx_mapping = {
+    "sklearn": ("https://scikit-learn.org/stable/", "_build/intersphinx/sklearn.inv"),
+    "numpy": ("https://numpy.org/doc/stable/", "_build/intersphinx/numpy.inv"),
+    "scipy": ("https://docs.scipy.org/doc/scipy/", "_build/intersphinx/scipy.inv"),
+    "pandas": ("https://pandas.pydata.org/docs/", "_build/intersphinx/pandas.inv"),
+}
+intersphinx_timeout = 5  # seconds; only reached if a location above is ever made a URL
+
+# -- Example gallery (sphinx-gallery) ----------------------------------------------------------
+# Every script of examples/ runs (filename_pattern matches them all): a new script joins the
+# gallery by being there. Figures are drawn with matplotlib on the Agg backend and scraped.
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r".*\.py$",
+    "ignore_pattern": r"__init__\.py$",
+    "within_subsection_order": "FileNameSortKey",
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "download_all_examples": False,
+    "show_signature": False,
+    "remove_config_comments": True,
+    "write_computation_times": False,
+    "abort_on_example_error": True,
+    "only_warn_on_example_error": False,
+    "thumbnail_size": (320, 224),
+    "min_reported_time": 3600,  # the running time of a script depends on the machine: not shown
+}
 
 # -- HTML ------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
@@ -111,7 +156,6 @@ html_show_sourcelink = False
 
 # -- Output produced at build time -------------------------------------------------------------
 GENERATED = DOCS / "_build" / "generated"
-EXAMPLES = ROOT / "examples"
 CLI_FILES = DOCS / "_static" / "cli"
 
 # The command-line session shown in cli.rst, and the demo of quickstart.rst:
@@ -139,12 +183,8 @@ def _run(arguments, cwd):
 
 
 def generate_outputs(app):
-    """Run the example scripts and the command-line session; keep what they print."""
-    (GENERATED / "examples").mkdir(parents=True, exist_ok=True)
+    """Run the command-line session; keep what it prints (sphinx-gallery runs the examples)."""
     (GENERATED / "cli").mkdir(parents=True, exist_ok=True)
-    for script in sorted(EXAMPLES.glob("*.py")):
-        output = _run([str(script)], cwd=ROOT)
-        (GENERATED / "examples" / f"{script.stem}.txt").write_text(output, encoding="utf-8")
     for name, arguments in CLI_SESSION:
         output = _run(["-m", "sklearn_rank", *arguments], cwd=CLI_FILES)
         text = "$ sklearn-rank " + " ".join(arguments) + "\n" + output

@@ -1,6 +1,6 @@
 """sklearn-rank: rank-based evaluation for scikit-learn.
 
-One metric engine for MRR, MAP, nDCG, hits@k, precision/recall@k,
+One metric engine for MRR, MAP, nDCG, ``hits@k``, precision/recall@k,
 R-precision, per-query AUC and the rank-statistics family, over four input
 layouts, with explicit tie policies and the filtered protocol.
 """

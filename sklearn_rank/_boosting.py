@@ -1,6 +1,6 @@
 """Training-time metric bridges: any metric of the registry as LightGBM's or XGBoost's custom evaluation.
 
-Early stopping then monitors exactly the metric used in model selection (MRR, hits@10, ...), computed
+Early stopping then monitors exactly the metric used in model selection (MRR, ``hits@10``, ...), computed
 by the engine on each evaluation set's predictions, with its query groups. Neither engine is imported
 here: the bridges recognise the engines' data objects by their methods.
 """
@@ -333,7 +333,7 @@ class XGBoostMetric(_MetricBridge):
 def lightgbm_metric(metric, *, name=None, **params):
     """A metric of the registry as LightGBM's custom evaluation function.
 
-    Early stopping on any metric (MRR, hits@10, ...): pass the result as
+    Early stopping on any metric (MRR, ``hits@10``, ...): pass the result as
     ``eval_metric=`` to ``LGBMRanker.fit`` (scikit-learn API, groups from
     ``eval_group``) or as ``feval=`` to :func:`lightgbm.train` (groups from
     each validation :class:`lightgbm.Dataset`). The value at each round is
@@ -403,7 +403,7 @@ def lightgbm_metric(metric, *, name=None, **params):
 def xgboost_metric(metric, *, name=None, **params):
     """A metric of the registry as XGBoost's custom evaluation function.
 
-    Early stopping on any metric (MRR, hits@10, ...): pass the result as
+    Early stopping on any metric (MRR, ``hits@10``, ...): pass the result as
     ``custom_metric=`` to :func:`xgboost.train`, and ``maximize=metric.maximize``
     (XGBoost guesses the direction of a custom metric from its name). The
     value at each round is :func:`sklearn_rank.evaluate` on the evaluation

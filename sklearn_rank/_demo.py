@@ -2,7 +2,7 @@
 
 1. Learning to rank on :func:`sklearn_rank.datasets.make_ranking`: the queries
    are split once (by query) into a search set and a held-out set. Two model
-   families are grid-searched on nDCG@10 with :class:`QueryGroupKFold` over the
+   families are grid-searched on ``nDCG@10`` with :class:`QueryGroupKFold` over the
    search set only; the chosen models, refitted on the whole search set, are
    then scored on the held-out queries: a leaderboard with the spread over
    queries, and a paired significance test of the best model against the

@@ -63,7 +63,7 @@ no_relevant : {"skip", "zero", "one", "error"}, default="skip"
 ap_denominator : {"relevant", "capped", "retrieved"}, default="relevant"
     What average precision divides by: ``"relevant"``, every relevant item of
     the query (trec_eval, ranx); ``"capped"``, ``min(k, relevant)`` with a
-    cut-off (Spark's MAP@k, LightGBM, XGBoost); ``"retrieved"``, the relevant
+    cut-off (Spark's ``MAP@k``, LightGBM, XGBoost); ``"retrieved"``, the relevant
     items in the top ``k`` (torchmetrics).""",
     "convention": """
 convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
@@ -513,7 +513,7 @@ def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=Non
 def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
               no_relevant=_D["no_relevant"], sample_weight=None, targets=_D["targets"], judged=None,
               nan_policy=_D["nan_policy"], convention=None):
-    """Fraction of queries (or targets) with a relevant item in the top ``k`` (hits@k, success@k).
+    """Fraction of queries (or targets) with a relevant item in the top ``k`` (``hits@k``, ``success@k``).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Significance tests on per-query values: is model A really better than model B?
 
 Every test here compares two sets of per-query values of one metric (the
-reciprocal rank, the average precision, the nDCG@10 of each query), given as
+reciprocal rank, the average precision, the ``nDCG@10`` of each query), given as
 1-D arrays or as reports from :func:`sklearn_rank.evaluate` together with the
 name of a metric.
 

@@ -1,0 +1,236 @@
+"""Check the built HTML documentation as a reader would see it.
+
+Usage: ``python docs/check_rendered.py BUILD_DIR`` (the directory ``sphinx -b html`` wrote).
+Exit status 0 when every check passes, 1 otherwise (each problem is printed with its page).
+
+The checks:
+
+* no raw LaTeX in the rendered text of any page (the HTML without its scripts, styles and code
+  blocks, tags stripped): no ``\\(``, ``\\)``, ``\\[``, ``\\]``, ``$$``, no command such as
+  ``\\frac`` or ``\\sum``, and no formula the MathML extension failed to render;
+* every page of the example gallery (``auto_examples/*.html``) whose code draws a figure shows
+  an image, every image a gallery page references exists, and the gallery index has one
+  existing thumbnail per example;
+* no ``mailto:`` link that is a metric name autolinked as an e-mail address (``nDCG@10``).
+
+Standard library only, so that it runs wherever the docs were built.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+# Elements whose text a reader does not see as prose: scripts and styles are not shown, and the
+# content of code blocks and literals may hold backslashes legitimately.
+SKIPPED = {"script", "style", "pre", "code", "kbd", "samp", "tt", "textarea"}
+# Void elements never get an end tag: they must not open a skipped region.
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+
+# Math delimiters and LaTeX commands that must not survive into the rendered text.
+RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\end\{|\\[A-Za-z]{2,}")
+# What draws a figure in an example script.
+DRAWS = re.compile(r"\bplt\.|\bmatplotlib\b|\.plot\(|\bDisplay\.from_|\.from_(?:predictions|estimator|reports)\(")
+# A link text that is a metric name with a cut-off, as Sphinx autolinks ``nDCG@10`` to mailto:.
+METRIC_NAME = re.compile(r"[A-Za-z][\w.-]*@(?:\d+|[A-Za-z])")
+
+
+class _Page(HTMLParser):
+    """One pass over a page: its visible prose, code text, images, links, thumbnails."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.text = []            # visible text outside code
+        self.code = []            # text inside <pre>
+        self.images = []          # src of every <img>
+        self.mailto = []          # (href, text) of every mailto: link
+        self.thumbnails = []      # src of the first <img> in each gallery thumbnail
+        self.math_errors = 0      # formulas the MathML extension could not render
+        self._skip = []           # stack of open skipped elements
+        self._pre = 0
+        self._link = None         # [href, text] of the open mailto: link
+        self._thumb_depth = None  # depth of the open thumbnail container
+        self._thumb_has_image = False
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "img":
+            src = attributes.get("src") or ""
+            self.images.append(src)
+            if self._thumb_depth is not None and not self._thumb_has_image:
+                self.thumbnails.append(src)
+                self._thumb_has_image = True
+            return
+        if tag in VOID:
+            return
+        self._depth += 1
+        if "math-error" in classes:
+            self.math_errors += 1
+        if "sphx-glr-thumbcontainer" in classes and self._thumb_depth is None:
+            self._thumb_depth = self._depth
+            self._thumb_has_image = False
+        if tag in SKIPPED:
+            self._skip.append(tag)
+        if tag == "pre":
+            self._pre += 1
+        if tag == "a" and (attributes.get("href") or "").lower().startswith("mailto:"):
+            self._link = [attributes["href"], ""]
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if self._skip and self._skip[-1] == tag:
+            self._skip.pop()
+        if tag == "pre" and self._pre:
+            self._pre -= 1
+        if tag == "a" and self._link is not None:
+            self.mailto.append(tuple(self._link))
+            self._link = None
+        if self._thumb_depth is not None and self._depth == self._thumb_depth:
+            if not self._thumb_has_image:
+                self.thumbnails.append("")
+            self._thumb_depth = None
+        self._depth -= 1
+
+    def handle_data(self, data):
+        if self._link is not None:
+            self._link[1] += data
+        if self._pre:
+            self.code.append(data)
+        if not self._skip:
+            self.text.append(data)
+
+
+def parse(html):
+    """Parse one page; the parser's attributes hold what the checks need."""
+    page = _Page()
+    page.feed(html)
+    page.close()
+    return page
+
+
+def rendered_text(html):
+    """The text a reader sees: no scripts, styles or code blocks, tags stripped."""
+    return "".join(parse(html).text)
+
+
+def raw_math(html):
+    """Raw LaTeX left in the rendered text of a page: a list of problems (empty when clean)."""
+    page = parse(html)
+    text = " ".join("".join(page.text).split())
+    problems = []
+    for match in RAW_MATH.finditer(text):
+        start, end = max(0, match.start() - 30), match.end() + 30
+        problems.append(f"raw LaTeX {match.group()!r} in the text: ...{text[start:end]}...")
+    if page.math_errors:
+        problems.append(f"{page.math_errors} formula(s) not rendered (math-error)")
+    return problems
+
+
+def metric_mailto_links(html):
+    """The ``mailto:`` links of a page that are metric names (``nDCG@10``), not addresses."""
+    problems = []
+    for href, text in parse(html).mailto:
+        address = unquote(href[len("mailto:"):])
+        domain = address.rpartition("@")[2]
+        if METRIC_NAME.fullmatch(text.strip()) or METRIC_NAME.fullmatch(address) or "." not in domain:
+            problems.append(f"metric name autolinked as an e-mail address: {text.strip()!r} ({href})")
+    return problems
+
+
+def _local_file(src, page_path):
+    """The file an <img src> of a page refers to, or None for a remote or data: URL."""
+    parts = urlsplit(src)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    return (page_path.parent / unquote(parts.path)).resolve()
+
+
+def missing_images(html, page_path):
+    """Images of a page whose file does not exist (local references only)."""
+    problems = []
+    for src in parse(html).images:
+        path = _local_file(src, page_path)
+        if path is not None and not path.is_file():
+            problems.append(f"image {src!r} does not exist")
+    return problems
+
+
+def gallery_example_problems(html, page_path):
+    """An example page whose code draws must show at least one existing image."""
+    page = parse(html)
+    problems = missing_images(html, page_path)
+    if DRAWS.search("".join(page.code)):
+        shown = [src for src in page.images if "sphx_glr_" in src and _local_file(src, page_path)]
+        if not shown:
+            problems.append("the script draws a figure but the page shows no image")
+    return problems
+
+
+def gallery_index_problems(html, page_path, n_examples):
+    """The gallery index has one thumbnail per example, each an existing image."""
+    thumbnails = parse(html).thumbnails
+    problems = []
+    if len(thumbnails) < n_examples:
+        problems.append(f"{len(thumbnails)} thumbnails for {n_examples} examples")
+    for src in thumbnails:
+        path = _local_file(src, page_path) if src else None
+        if path is None or not path.is_file():
+            problems.append(f"thumbnail {src!r} does not exist")
+    return problems
+
+
+def check(build_dir, gallery="auto_examples"):
+    """Every problem of a built documentation, as ``(page, problem)`` pairs."""
+    build_dir = Path(build_dir)
+    pages = sorted(build_dir.rglob("*.html"))
+    if not pages:
+        return [(str(build_dir), "no HTML pages: is this the output directory of the build?")]
+    problems = []
+    gallery_dir = build_dir / gallery
+    examples = [path for path in sorted(gallery_dir.glob("*.html")) if path.name != "index.html"]
+    for path in pages:
+        if "_sources" in path.parts or "_static" in path.parts:
+            continue
+        html = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(build_dir))
+        found = raw_math(html) + metric_mailto_links(html)
+        if path.parent == gallery_dir and path.name != "index.html":
+            found += gallery_example_problems(html, path)
+        problems += [(name, problem) for problem in found]
+    index = gallery_dir / "index.html"
+    if not index.is_file():
+        problems.append((f"{gallery}/index.html", "the example gallery was not built"))
+    else:
+        if not examples:
+            problems.append((f"{gallery}/index.html", "the gallery has no example pages"))
+        html = index.read_text(encoding="utf-8")
+        problems += [(f"{gallery}/index.html", problem)
+                     for problem in gallery_index_problems(html, index, len(examples))]
+    return problems
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python docs/check_rendered.py BUILD_DIR", file=sys.stderr)
+        return 2
+    problems = check(argv[0])
+    for page, problem in problems:
+        print(f"{page}: {problem}")
+    n_pages = sum(1 for _ in Path(argv[0]).rglob("*.html"))
+    if problems:
+        print(f"{len(problems)} problem(s) in the rendered documentation", file=sys.stderr)
+        return 1
+    print(f"rendered documentation: {n_pages} pages checked, no problem")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
