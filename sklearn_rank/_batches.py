@@ -42,6 +42,8 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
     65536 rows) and the per-query values; the numbers are
     those of :func:`evaluate` on all the rows.
 
+    Read more in the :ref:`User Guide <scaling_batches>`.
+
     Parameters
     ----------
     batches : pyarrow.RecordBatchReader or iterable

@@ -347,6 +347,8 @@ def lightgbm_metric(metric, *, name=None, **params):
     the bridge is the only metric (LightGBM lists its own metrics first, so
     ``first_metric_only=True`` would watch one of them).
 
+    Read more in the :ref:`User Guide <boosting_bridges>`.
+
     Parameters
     ----------
     metric : str
@@ -409,6 +411,8 @@ def xgboost_metric(metric, *, name=None, **params):
     value at each round is :func:`sklearn_rank.evaluate` on the evaluation
     DMatrix's predictions with its query groups; see :class:`XGBoostMetric`
     (also for why XGBoost's scikit-learn estimators cannot use it).
+
+    Read more in the :ref:`User Guide <boosting_bridges>`.
 
     Parameters
     ----------

@@ -118,6 +118,8 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     label-index (rank of the true class among ``classes_``) for classifiers,
     relevance matrix for a 2-D ``y``.
 
+    Read more in the :ref:`User Guide <model_selection_evaluator>`.
+
     Parameters
     ----------
     estimator : estimator object

@@ -602,6 +602,8 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
     metrics (``"mr"``, ``"gmr"``, ...) are negated, as scikit-learn's
     ``neg_...`` scorers are.
 
+    Read more in the :ref:`User Guide <model_selection_scorers>`.
+
     Parameters
     ----------
     metric : str or MetricSpec
@@ -667,6 +669,8 @@ def get_scorer(scoring, **params):
     (and are negated with or without it). Every synonym of the registry is
     accepted.
 
+    Read more in the :ref:`User Guide <model_selection_scorers>`.
+
     Parameters
     ----------
     scoring : str or RankingScorer
@@ -707,6 +711,8 @@ def make_scorers(names, **params):
     ``scoring=`` for several metrics; this dict stays for code that wants
     its own keys or mixes in other scorers (``{**make_scorers([...]),
     "r2": "r2"}``).
+
+    Read more in the :ref:`User Guide <model_selection_multimetric>`.
 
     Parameters
     ----------
@@ -880,6 +886,8 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
     request with :meth:`~MultimetricRankingScorer.set_score_request`), or
     from the query-id column ``qid`` of ``X``; without routing,
     scikit-learn >= 1.7 forwards a search's ``sample_weight`` to it.
+
+    Read more in the :ref:`User Guide <model_selection_multimetric>`.
 
     Parameters
     ----------

@@ -49,6 +49,8 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     evaluated on the workers by the same engine, and only per-query values
     come back to be reduced into the report.
 
+    Read more in the :ref:`User Guide <scaling_dask>`.
+
     Parameters
     ----------
     ddf : dask.dataframe.DataFrame

@@ -35,6 +35,8 @@ def make_ranking(n_queries=100, n_candidates=20, n_features=10, *, n_informative
     model that learns the linear function ranks well; ``noise`` controls how
     well it can.
 
+    Read more in the :ref:`User Guide <quickstart_grid_search>`.
+
     Parameters
     ----------
     n_queries : int, default=100

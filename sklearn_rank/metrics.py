@@ -209,6 +209,8 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
              nan_policy=_D["nan_policy"], convention=None, unjudged=None):
     """Compute several ranking metrics from one rank computation.
 
+    Read more in the :ref:`User Guide <metrics>`.
+
     Parameters
     ----------
     y_true : array-like
@@ -258,6 +260,8 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
                   targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None):
     """Compute the ranks of the targets under every tie policy at once.
 
+    Read more in the :ref:`User Guide <ties_every_rank>`.
+
     Parameters
     ----------
     y_true, y_score : array-like
@@ -291,6 +295,8 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
 def evaluate_ranks(ranks, *, num_candidates=None, metrics=("mrr", "hits@10"), ties=_D["ties"],
                    sample_weight=None, num_relevant=None, convention=None):
     """Rank statistics from precomputed ranks (PyKEEN-style rank lists).
+
+    Read more in the :ref:`User Guide <layout_ranks>`.
 
     Parameters
     ----------
@@ -336,6 +342,8 @@ def positive_vs_negatives(y_pred_pos, y_pred_neg):
 
     This is the TGB / OGB evaluation input (``y_pred_pos``, ``y_pred_neg``):
     the positive goes to column 0 of the score matrix.
+
+    Read more in the :ref:`User Guide <layout_label_index>`.
 
     Parameters
     ----------
@@ -390,6 +398,8 @@ def mean_reciprocal_rank(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], 
                          judged=None, nan_policy=_D["nan_policy"], convention=None):
     """Mean reciprocal rank of the first relevant item (or of every target with ``targets="all"``).
 
+    Read more in the :ref:`User Guide <metrics_list>`.
+
     Parameters
     ----------
     k : int, default=None
@@ -423,6 +433,8 @@ def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"]
                            ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"], convention=None):
     """Mean average precision; with ``k``, trec_eval's ``map_cut`` (denominator: all relevant items).
 
+    Read more in the :ref:`User Guide <metrics_list>`.
+
     Parameters
     ----------
     k : int, default=None
@@ -453,6 +465,8 @@ def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=No
                no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
                nan_policy=_D["nan_policy"], convention=None):
     """Normalized discounted cumulative gain (scikit-learn's value on scikit-learn's input).
+
+    Read more in the :ref:`User Guide <metrics_list>`.
 
     Parameters
     ----------
@@ -485,6 +499,8 @@ def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=Non
               nan_policy=_D["nan_policy"], convention=None):
     """Discounted cumulative gain with the ``log2(1 + position)`` discount.
 
+    Read more in the :ref:`User Guide <metrics_list>`.
+
     Parameters
     ----------
     k : int, default=None
@@ -515,6 +531,8 @@ def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, la
               nan_policy=_D["nan_policy"], convention=None):
     """Fraction of queries (or targets) with a relevant item in the top ``k`` (``hits@k``, ``success@k``).
 
+    Read more in the :ref:`User Guide <metrics_list>`.
+
     Parameters
     ----------
     k : int
@@ -544,6 +562,8 @@ def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=Non
                    nan_policy=_D["nan_policy"], convention=None):
     """Precision at ``k``: relevant items in the top ``k``, divided by ``k`` (even for shorter lists).
 
+    Read more in the :ref:`User Guide <metrics_list>`.
+
     Parameters
     ----------
     k : int
@@ -571,6 +591,8 @@ def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, 
                 relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
                    nan_policy=_D["nan_policy"], convention=None):
     """Recall at ``k``: relevant items in the top ``k`` divided by the number of relevant items.
+
+    Read more in the :ref:`User Guide <metrics_list>`.
 
     Parameters
     ----------
@@ -600,6 +622,8 @@ def r_precision(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, lab
                 nan_policy=_D["nan_policy"], convention=None):
     """R-precision: precision at ``R``, the number of relevant items of the query.
 
+    Read more in the :ref:`User Guide <metrics_list>`.
+
     Parameters
     ----------
 
@@ -624,6 +648,8 @@ def r_precision(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, lab
 def mean_rank(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
               sample_weight=None, targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None):
     """Mean rank of the targets (lower is better).
+
+    Read more in the :ref:`User Guide <rank_statistics>`.
 
     Parameters
     ----------

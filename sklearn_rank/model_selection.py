@@ -28,6 +28,8 @@ class QueryGroupKFold(BaseCrossValidator):
     ...). With ``shuffle=True`` the queries are dealt in an order drawn from
     ``random_state``, so folds hold about the same number of queries.
 
+    Read more in the :ref:`User Guide <model_selection_splitting>`.
+
     Parameters
     ----------
     n_splits : int, default=5

@@ -59,6 +59,8 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     per-query values come back to the driver. The result equals
     :func:`sklearn_rank.evaluate` on the same rows (to rounding).
 
+    Read more in the :ref:`User Guide <scaling_spark>`.
+
     Parameters
     ----------
     sdf : pyspark.sql.DataFrame

@@ -91,6 +91,8 @@ def load_svmlight_ranking(path, *, query_file=None, n_features=None, dtype=np.fl
     disagree, tokens and sidecar that disagree, and relevance labels that are
     not finite.
 
+    Read more in the :ref:`User Guide <letor_files>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -331,6 +333,8 @@ def dump_svmlight_ranking(X, y, qid, path, *, query_file=False, zero_based=False
     back exactly the values written (as float64; scikit-learn's
     :func:`~sklearn.datasets.dump_svmlight_file` keeps 16 significant digits,
     which can change the last bit of a float64).
+
+    Read more in the :ref:`User Guide <letor_files>`.
 
     Parameters
     ----------

@@ -27,6 +27,8 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     ``relevance_level`` decides relevance for the binary measures (trec_eval
     ``-l``); nDCG keeps every positive level as its gain.
 
+    Read more in the :ref:`User Guide <conventions_trec_eval>`.
+
     Parameters
     ----------
     qrels : Qrels or path

@@ -21,6 +21,8 @@ def read_qrels(path, *, progress=None):
     64-bit range: trec_eval's ``atol`` would read ``1.9`` or ``1_0`` as 1 and
     ``x`` as 0, this reader refuses them (see the module docstring).
 
+    Read more in the :ref:`User Guide <conventions_trec_eval>`.
+
     Parameters
     ----------
     path : str or path-like
@@ -70,6 +72,8 @@ def read_run(path, *, progress=None):
     ``atof`` reads whole: ``inf``, ``nan``, hexadecimal numbers, ``1_5`` and
     non-ASCII digits are refused rather than reinterpreted (see the module
     docstring).
+
+    Read more in the :ref:`User Guide <conventions_trec_eval>`.
 
     Parameters
     ----------
@@ -127,6 +131,8 @@ def write_qrels(qrels, path):
     Everything is checked before the file is opened: nothing is written that
     would not read back as itself.
 
+    Read more in the :ref:`User Guide <conventions_trec_eval>`.
+
     Parameters
     ----------
     qrels : Qrels
@@ -159,6 +165,8 @@ def write_run(run, path):
 
     Everything is checked before the file is opened: nothing is written that
     would not read back as itself.
+
+    Read more in the :ref:`User Guide <conventions_trec_eval>`.
 
     Parameters
     ----------

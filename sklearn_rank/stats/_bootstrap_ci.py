@@ -12,6 +12,8 @@ from ._validation import (_BOOTSTRAP_METHODS, _as_values, _check_confidence_leve
 def bootstrap_ci(values, *, statistic=np.mean, confidence_level=0.95, n_resamples=9999, method="BCa", rng=None):
     """Bootstrap confidence interval for a statistic of per-query values.
 
+    Read more in the :ref:`User Guide <significance_bootstrap>`.
+
     Parameters
     ----------
     values : array-like of shape (n_queries,)

@@ -12,6 +12,8 @@ def mann_whitney_u(a, b, *, alternative="two-sided"):
     models evaluated on the same queries, :func:`compare` runs the paired
     Wilcoxon test.
 
+    Read more in the :ref:`User Guide <significance_mann_whitney>`.
+
     Parameters
     ----------
     a, b : array-like of shape (n_a,) and (n_b,)
@@ -73,6 +75,8 @@ def mann_whitney_u(a, b, *, alternative="two-sided"):
 def compare(a, b, *, metric=None, test="auto", paired=None, alternative="two-sided", confidence_level=0.95,
             rng=None, n_resamples=9999):
     """Test whether the per-query values of model A differ from those of model B.
+
+    Read more in the :ref:`User Guide <significance_paired>`.
 
     Parameters
     ----------

@@ -27,6 +27,8 @@ def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sid
     overlap), which makes the plain paired t test far too optimistic. Nadeau
     and Bengio inflate the variance of the mean difference accordingly.
 
+    Read more in the :ref:`User Guide <significance_corrected_ttest>`.
+
     Parameters
     ----------
     scores_a, scores_b : array-like of shape (n_folds,)

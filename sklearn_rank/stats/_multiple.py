@@ -34,6 +34,8 @@ def compare_many(results, *, metric=None, baseline=None, test="auto", correction
                  alternative="two-sided", paired=None, confidence_level=0.95, rng=None, n_resamples=9999):
     """Compare several models, every pair or each against a baseline, with corrected p-values.
 
+    Read more in the :ref:`User Guide <significance_multiple>`.
+
     Parameters
     ----------
     results : mapping of str to array-like or report
