@@ -383,8 +383,8 @@ def lightgbm_metric(metric, *, name=None, **params):
     >>> mrr = lightgbm_metric("mrr")
     >>> ranker = lgb.LGBMRanker(n_estimators=5, metric="None", verbose=-1)
     >>> ranker = ranker.fit(X[train], y[train], group=np.bincount(qid[train]),
-    ...                     eval_X=X[valid], eval_y=y[valid], eval_group=[np.bincount(qid[valid] - 30)],
-    ...                     eval_metric=mrr)
+    ...                     eval_X=X[valid], eval_y=y[valid],
+    ...                     eval_group=[np.bincount(qid[valid] - 30)], eval_metric=mrr)
     >>> list(ranker.evals_result_["valid_0"]), len(ranker.evals_result_["valid_0"]["mrr"])
     (['mrr'], 5)
 
@@ -393,8 +393,9 @@ def lightgbm_metric(metric, *, name=None, **params):
     >>> train_set = lgb.Dataset(X[train], y[train], group=np.bincount(qid[train]))
     >>> valid_set = lgb.Dataset(X[valid], y[valid], group=np.bincount(qid[valid] - 30))
     >>> history = {}
-    >>> booster = lgb.train({"objective": "lambdarank", "metric": "None", "verbose": -1}, train_set,
-    ...                     num_boost_round=5, valid_sets=[valid_set], feval=lightgbm_metric("hits@3"),
+    >>> params = {"objective": "lambdarank", "metric": "None", "verbose": -1}
+    >>> booster = lgb.train(params, train_set, num_boost_round=5, valid_sets=[valid_set],
+    ...                     feval=lightgbm_metric("hits@3"),
     ...                     callbacks=[lgb.record_evaluation(history)])
     >>> len(history["valid_0"]["hits@3"])
     5
