@@ -223,3 +223,40 @@ def test_metric_names_are_not_mailto_links():
     literals = [node.astext() for node in doctree.findall(nodes.literal)]
     assert literals == ["nDCG@10"]                       # running text: a literal
     assert '"ndcg@10"' in doctree.astext()               # inside a quoted default: plain text
+
+
+def _sphinx_build(tmp_path, body):
+    """Build a one-page project with the MathML extension; (exit status, HTML, stderr)."""
+    from sphinx.cmd.build import build_main
+
+    source, out = tmp_path / "src", tmp_path / "out"
+    source.mkdir()
+    (source / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(DOCS / '_ext')!r})\n"
+        "extensions = ['mathml']\n"
+        "html_math_renderer = 'mathml'\n", encoding="utf-8")
+    (source / "index.rst").write_text("Page\n====\n\n" + body, encoding="utf-8")
+    status = build_main(["-q", "-b", "html", str(source), str(out)])
+    page_html = (out / "index.html").read_text(encoding="utf-8") if (out / "index.html").exists() else ""
+    return status, page_html
+
+
+def test_sphinx_build_renders_math_as_mathml(mathml, tmp_path):
+    status, html = _sphinx_build(tmp_path, (
+        "Inline :math:`\\frac{1}{p_1}` and a numbered block:\n\n"
+        ".. math::\n   :label: reciprocal\n\n   \\mathrm{MRR} = \\frac{1}{n}\\sum_i \\frac{1}{r_i}\n\n"
+        "See :eq:`reciprocal`. Two aligned lines:\n\n"
+        ".. math::\n\n   a &= b \\\\\n   c &= d\n"))
+    assert status == 0
+    assert html.count('<math xmlns="http://www.w3.org/1998/Math/MathML"') == 3
+    assert '<span class="eqno">(1)' in html and 'id="equation-reciprocal"' in html
+    assert "mathjax" not in html.lower()
+    assert checker.raw_math(html) == []
+
+
+def test_sphinx_build_fails_on_a_formula_it_cannot_render(mathml, tmp_path, capsys):
+    status, html = _sphinx_build(tmp_path, "Inline :math:`\\notacommand{x}` here.\n")
+    assert status != 0
+    assert "notacommand" in capsys.readouterr().err
+    assert "\\notacommand" not in checker.rendered_text(html)   # never written as raw LaTeX
