@@ -41,7 +41,7 @@ print(f"{qid.max() + 1} queries, {len(X)} rows: {len(np.unique(qid[train]))} tra
 
 # %%
 # Grid search on ``nDCG@10``, folds made of whole queries
-# ---------------------------------------------------
+# -------------------------------------------------------
 search = GridSearchCV(
     RankingEvaluator(HistGradientBoostingRegressor(max_iter=60, random_state=0),
                      metric="ndcg@10"),

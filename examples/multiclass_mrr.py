@@ -76,7 +76,7 @@ for name, proba in probabilities.items():
 
 # %%
 # ``hits@k`` against k
-# ----------------
+# --------------------
 # The share of images whose true class is among the k best-scored classes (the cumulative
 # match curve); ``hits@10`` is 1, as there are ten classes. Drawn when matplotlib is installed.
 if importlib.util.find_spec("matplotlib") is not None:
