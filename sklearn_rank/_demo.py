@@ -70,7 +70,7 @@ def split_queries(qid, random_state=0):
     return search_rows, held_out_rows
 
 
-def learning_to_rank_section(random_state=0):
+def learning_to_rank_section(random_state=0, figure_data=None):
     X, y, qid = make_ranking(n_queries=300, n_candidates=25, n_features=20, n_informative=10, noise=2.0,
                              relevant_fraction=0.12, random_state=random_state)
     # Query ids travel as column 0 of X: QueryGroupKFold and RankingEvaluator read them there.
@@ -98,14 +98,18 @@ def learning_to_rank_section(random_state=0):
         # The best configuration, refitted on all search queries, scores queries the search never saw.
         held_out_scores = search.best_estimator_.predict(Xq[held_out_rows])
         reports[name] = evaluate(y[held_out_rows], held_out_scores, qid=qid[held_out_rows], metrics=LTR_METRICS)
+        if figure_data is not None:
+            figure_data.setdefault("ltr", {})[name] = (y[held_out_rows], held_out_scores, qid[held_out_rows])
     lines.append(f"Leaderboard on the {n_held_out} held-out queries (best models refitted on the search queries; "
                  "mean ± std over queries):")
     lines += ["  " + line for line in _leaderboard(reports, LTR_METRICS)]
     lines.append(_verdict(reports, "ndcg@10", of=f" of the {n_held_out} held-out queries"))
+    if figure_data is not None:
+        figure_data["ltr_reports"] = reports
     return lines
 
 
-def classification_section():
+def classification_section(figure_data=None):
     digits = load_digits()
     X, y = digits.data / 16.0, digits.target
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
@@ -114,6 +118,8 @@ def classification_section():
     for name, model in models.items():
         proba = cross_val_predict(model, X, y, cv=cv, method="predict_proba")
         reports[name] = evaluate(y, proba, labels=np.unique(y), metrics=CLASS_METRICS)
+        if figure_data is not None:
+            figure_data.setdefault("classes", {})[name] = (y, proba, np.unique(y))
     lines = [f"Rank of the true class: scikit-learn's digits, {len(y)} images x 10 classes, "
              "5-fold out-of-fold probabilities (fixed hyper-parameters, nothing tuned on these folds):"]
     lines += ["  " + line for line in _leaderboard(reports, CLASS_METRICS)]
@@ -121,16 +127,53 @@ def classification_section():
     return lines
 
 
-def run_demo():
-    """Run the demo and return its printed text."""
+def run_demo(figure_data=None):
+    """Run the demo and return its printed text; fill ``figure_data`` (a dict) for :func:`leaderboard_figure`."""
     start = time.perf_counter()
     lines = ["sklearn-rank demo", ""]
     # One thread per library: OpenMP workers that spin while other processes load the
     # machine slow the boosted trees down by orders of magnitude; the demo is small anyway.
     with threadpool_limits(1):
-        lines += learning_to_rank_section()
+        lines += learning_to_rank_section(figure_data=figure_data)
         lines.append("")
-        lines += classification_section()
+        lines += classification_section(figure_data=figure_data)
     lines += ["", f"(done in {time.perf_counter() - start:.1f} s; ties='expected', queries without a relevant "
               "item skipped)"]
     return "\n".join(lines) + "\n"
+
+
+def leaderboard_figure(figure_data, figure_class):
+    """The leaderboards as pictures, from the held-out scores :func:`run_demo` kept in ``figure_data``.
+
+    Four panels: the hits@k curves of the two learning-to-rank models on the held-out queries, their
+    per-query nDCG@10 (best model against the runner-up, paired by query), the hits@k curves of the
+    two digit classifiers (rank of the true class) and the rank histogram of the better one.
+    ``figure_class`` is :class:`matplotlib.figure.Figure` (drawn off screen, no pyplot).
+    """
+    from .plot import HitsAtKCurveDisplay, QueryComparisonDisplay, RankDistributionDisplay
+
+    figure = figure_class(figsize=(13, 10.5), layout="constrained")
+    (ltr_curve, ltr_pairs), (class_curve, class_ranks) = figure.subplots(2, 2)
+    for i, (name, (y, scores, qid)) in enumerate(figure_data["ltr"].items()):
+        HitsAtKCurveDisplay.from_predictions(y, scores, qid=qid, k=25, name=name, ax=ltr_curve,
+                                             plot_baseline=i == 0)
+    ltr_curve.set_title("Learning to rank: held-out queries")
+    reports = figure_data["ltr_reports"]
+    best, runner_up = sorted(reports, key=lambda n: reports[n].summary["ndcg@10"], reverse=True)[:2]
+    QueryComparisonDisplay.from_reports(reports[best], reports[runner_up], metric="ndcg@10", name_a=best,
+                                        name_b=runner_up, ax=ltr_pairs)
+    ltr_pairs.set_title("Per-query nDCG@10, held-out queries")
+    for i, (name, (y, proba, labels)) in enumerate(figure_data["classes"].items()):
+        HitsAtKCurveDisplay.from_predictions(y, proba, labels=labels, name=name, ax=class_curve,
+                                             plot_baseline=i == 0)
+    class_curve.set_title("Rank of the true class: digits, out-of-fold")
+    classes = figure_data["classes"]
+    best_classifier = max(classes, key=lambda n: _mrr(*classes[n]))
+    y, proba, labels = classes[best_classifier]
+    RankDistributionDisplay.from_predictions(y, proba, labels=labels, name=best_classifier, ax=class_ranks)
+    class_ranks.set_title(f"Rank of the true class: {best_classifier}")
+    return figure
+
+
+def _mrr(y, proba, labels):
+    return evaluate(y, proba, labels=labels, metrics=["mrr"]).summary["mrr"]

@@ -151,7 +151,8 @@ def _format_report(report, fmt, per_query, missing="skip"):
 
 
 def _write(text, output):
-    """Write all or nothing: a temporary file in the same folder, renamed into place.
+    """Write all or nothing: a temporary file in the same folder, renamed into place (``text``: str, or
+    bytes written as they are).
 
     The file gets the permissions of any new file (the umask applies), or keeps
     those of the file it replaces. Errors name ``output``, not the temporary file.
@@ -174,7 +175,8 @@ def _write(text, output):
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
             except FileExistsError:
                 continue
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
+              os.fdopen(fd, "w", encoding="utf-8", newline="")) as handle:
             handle.write(text)
         if mode is not None:
             os.chmod(tmp, mode)
@@ -292,6 +294,8 @@ def _with_query_ids(report, qid_values):
 
 
 def _run_evaluate(args):
+    if args.plot:
+        _matplotlib()  # before any reading: a missing matplotlib fails fast
     if len(args.inputs) == 2:
         _refuse_table_options(args, "QRELS RUN")
         if args.stream:
@@ -302,7 +306,12 @@ def _run_evaluate(args):
         report = evaluate_trec(qrels, run, metrics=args.metrics, relevance_level=args.relevance_level,
                                missing=args.missing, ties=_trec_ties(args), gain=_gain(args),
                                convention=args.convention)
+        if args.plot:
+            figure = _trec_figure(args, qrels, run)
     elif len(args.inputs) == 1 and args.stream:
+        if args.plot:
+            raise UsageError("--plot needs the whole table in memory; --stream reads it a batch at a time. "
+                             "Got --plot with --stream instead.")
         report = _evaluate_parquet_stream(args, args.inputs[0])
     elif len(args.inputs) == 1:
         path = args.inputs[0]
@@ -313,10 +322,14 @@ def _run_evaluate(args):
                           no_relevant="zero" if args.missing == "zero" else Default("skip"),
                           nan_policy=_nan_policy(args), convention=args.convention)
         report = _with_query_ids(report, table.qid_values)
+        if args.plot:
+            figure = _table_figure(args, table, ties)
     else:
         raise UsageError("evaluate takes QRELS RUN (TREC files) or one TABLE. Got "
                          f"{len(args.inputs)} paths instead.")
     _write(_format_report(report, args.format, args.per_query, args.missing), args.output)
+    if args.plot:
+        _save_figure(figure, args.plot)
 
 
 _STREAM_BATCH_ROWS = 1 << 16
@@ -355,6 +368,9 @@ class _Values:
 
 def _run_compare(args):
     from . import stats
+
+    if args.plot:
+        _matplotlib()
 
     metric = args.metrics[0]
     reports = {}
@@ -398,6 +414,8 @@ def _run_compare(args):
                                    correction=None if args.correction == "none" else args.correction,
                                    rng=args.seed)
     _write(_format_comparison(table, metric, reports, n_undefined, args.format), args.output)
+    if args.plot:
+        _save_figure(_comparison_figure(args, table, reports, metric), args.plot)
 
 
 def _left_out(record, reports):
@@ -454,9 +472,121 @@ def _format_comparison(table, metric, reports, n_undefined, fmt):
 
 
 def _run_demo(args):
-    from ._demo import run_demo
+    from ._demo import leaderboard_figure, run_demo
 
-    _write(run_demo(), args.output)
+    if args.plot:
+        _matplotlib()
+    figure_data = {} if args.plot else None
+    _write(run_demo(figure_data), args.output)
+    if args.plot:
+        _save_figure(leaderboard_figure(figure_data, _matplotlib().figure.Figure), args.plot)
+
+
+# --------------------------------------------------------------------------------------------
+# --plot: figures drawn off screen (matplotlib's Agg renderer), written as PNG files
+# --------------------------------------------------------------------------------------------
+_PAIRED_TESTS = ("auto", "wilcoxon", "ttest", "permutation", "bootstrap")
+
+
+def _matplotlib():
+    """matplotlib with the Agg backend (files only, no window), or a usage error naming the extra."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError('--plot needs matplotlib, which the `plot` extra installs: pip install "sklearn-rank[plot]" '
+                         "(or pip install matplotlib). Got no matplotlib instead.") from None
+    if "matplotlib.pyplot" not in sys.modules:
+        # the figures here are matplotlib.figure.Figure objects that never reach pyplot; a program that has
+        # already chosen its backend (pyplot imported) keeps it
+        matplotlib.use("Agg")
+    import matplotlib.figure  # noqa: F401 (the Figure class, used by the callers)
+
+    return matplotlib
+
+
+def _new_figure(n_panels, width=5.5, height=4.5):
+    figure_class = _matplotlib().figure.Figure
+    columns = min(n_panels, 3)
+    rows = -(-n_panels // columns)
+    figure = figure_class(figsize=(width * columns, height * rows), layout="constrained")
+    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return figure, axes[:n_panels]
+
+
+def _save_figure(figure, path):
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    _write(buffer.getvalue(), path)
+
+
+def _rank_ties(ties):
+    """The rank drawn in the histogram: the tie policy written on the command line, else the mid rank."""
+    return str(ties) if not isinstance(ties, Default) and ties != "trec" else "realistic"
+
+
+def _table_figure(args, table, ties):
+    from .plot import HitsAtKCurveDisplay, RankDistributionDisplay
+
+    figure, (left, right) = _new_figure(2)
+    common = dict(qid=table.qid, exclude=table.exclude, relevance_level=args.relevance_level,
+                  nan_policy=_nan_policy(args), convention=args.convention)
+    RankDistributionDisplay.from_predictions(table.label, table.score, ties=_rank_ties(ties), ax=left, **common)
+    HitsAtKCurveDisplay.from_predictions(table.label, table.score, ties=ties,
+                                         no_relevant="zero" if args.missing == "zero" else Default("skip"),
+                                         ax=right, **common)
+    figure.suptitle(os.path.basename(os.fspath(args.inputs[0])))
+    return figure
+
+
+def _trec_figure(args, qrels, run):
+    """The run's rank histogram and hits@k curve. The curve is evaluate_trec's hits@k (judged relevant
+    documents that the run never retrieved count as misses); the histogram has the ranks of the relevant
+    documents retrieved."""
+    from .io import Run
+    from .io._trec_eval import _lookup_relevance
+    from .io._trec_keys import _trec_order
+    from .plot import DEFAULT_MAX_K, HitsAtKCurveDisplay, RankDistributionDisplay
+
+    ties = _trec_ties(args)
+    judged = np.isin(run.qid, qrels.qid)
+    order = _trec_order(run) if ties == "trec" else np.argsort(run.qid, kind="stable")
+    order = order[judged[order]]
+    qid, docno, score = run.qid[order], run.docno[order], run.score[order]
+    y_true = _lookup_relevance(qrels, np.maximum(qrels.relevance, 0).astype(np.float64), qid, docno)
+    figure, (left, right) = _new_figure(2)
+    engine_ties = "ordinal" if ties == "trec" else ties
+    RankDistributionDisplay.from_predictions(y_true, score, qid=qid, relevance_level=args.relevance_level,
+                                             ties="ordinal" if ties == "trec" else _rank_ties(engine_ties), ax=left)
+    max_k = min(DEFAULT_MAX_K, int(np.unique(qid, return_counts=True)[1].max()))
+    names = [f"hits@{k}" for k in range(1, max_k + 1)]
+    options = dict(metrics=names, relevance_level=args.relevance_level, missing=args.missing,
+                   convention=args.convention)
+    hits = evaluate_trec(qrels, run, ties=ties, **options).summary
+    # the same documents in random order: a constant score under ties="expected"
+    constant = Run(run.qid, run.docno, np.zeros_like(run.score, dtype=np.float64), run.name)
+    baseline = evaluate_trec(qrels, constant, ties="expected", **options).summary
+    display = HitsAtKCurveDisplay(k=np.arange(1, max_k + 1), hits=[hits[n] for n in names],
+                                  baseline_hits=[baseline[n] for n in names], name=run.name)
+    display.plot(ax=right)
+    figure.suptitle(f"{run.name} ({os.path.basename(os.fspath(args.inputs[1]))})")
+    return figure
+
+
+def _comparison_figure(args, table, reports, metric):
+    """One per-query scatter for each pair of the comparison table (its paired test, unadjusted, in the
+    legend)."""
+    from .plot import QueryComparisonDisplay
+
+    records = table.to_records()
+    figure, axes = _new_figure(len(records))
+    test = args.test if args.test in _PAIRED_TESTS else "auto"
+    for record, ax in zip(records, axes):
+        QueryComparisonDisplay.from_reports(reports[record["a"]], reports[record["b"]], metric=metric,
+                                            name_a=str(record["a"]), name_b=str(record["b"]), unpaired="drop",
+                                            test=test, rng=args.seed, ax=ax)
+    return figure
 
 
 def build_parser():
@@ -478,6 +608,8 @@ def build_parser():
     ev.add_argument("--format", choices=("table", "json", "csv"), default="table",
                     help="output format; json and csv print full precision")
     ev.add_argument("-o", "--output", help="write to this file instead of standard output")
+    ev.add_argument("--plot", metavar="FILE", help="also draw the rank histogram and the hits@k curve into this "
+                                                    "PNG file (needs matplotlib: the plot extra)")
     ev.set_defaults(func=_run_evaluate)
 
     cp = sub.add_parser("compare", help="per-query significance tests between runs or groups")
@@ -497,10 +629,14 @@ def build_parser():
     cp.add_argument("--seed", type=int, default=0, help="seed of the resampling tests")
     cp.add_argument("--format", choices=("table", "json", "csv"), default="table")
     cp.add_argument("-o", "--output", help="write to this file instead of standard output")
+    cp.add_argument("--plot", metavar="FILE", help="also draw the per-query comparison of each pair into this PNG "
+                                                    "file (needs matplotlib: the plot extra)")
     cp.set_defaults(func=_run_compare)
 
     dm = sub.add_parser("demo", help="grid-search two model families on built-in data and print a leaderboard")
     dm.add_argument("-o", "--output", help="write to this file instead of standard output")
+    dm.add_argument("--plot", metavar="FILE", help="also draw the leaderboard figure into this PNG file (needs "
+                                                    "matplotlib: the plot extra)")
     dm.set_defaults(func=_run_demo)
     return parser
 

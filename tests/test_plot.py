@@ -1,0 +1,411 @@
+"""sklearn_rank.plot: the plotted numbers are the engine's, checked against per-query loops (not pixels)."""
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from sklearn_rank import compute_ranks, evaluate, hits_at_k  # noqa: E402
+from sklearn_rank.plot import HitsAtKCurveDisplay, QueryComparisonDisplay, RankDistributionDisplay  # noqa: E402
+
+TIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def _grouped(seed=0, n_queries=12, sizes=(3, 14), ties=True):
+    """Grouped rows with tied scores (rounded), some queries without a relevant row."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(sizes[0], sizes[1] + 1, size=n_queries)
+    qid = np.repeat(np.arange(n_queries) * 7 + 3, counts)
+    rng.shuffle(qid)  # rows of a query are not contiguous
+    y = (rng.random(qid.size) < 0.25).astype(float) * rng.integers(1, 3, size=qid.size)
+    y[qid == 3] = 0  # one query without a relevant row
+    score = rng.normal(size=qid.size) + 0.8 * y
+    if ties:
+        score = np.round(score * 2) / 2
+    return y, score, qid
+
+
+def _label_index(seed=1, n_queries=40, n_candidates=9):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_candidates, size=n_queries)
+    score = np.round(rng.normal(size=(n_queries, n_candidates)), 1)
+    score[np.arange(n_queries), y] += 0.7
+    return y, score
+
+
+# --------------------------------------------------------------------------------------------
+# oracles: slow, per query
+# --------------------------------------------------------------------------------------------
+def _random_hits_oracle(y, qid, k):
+    """Mean over queries with a relevant row of 1 - C(N - r, k) / C(N, k): a random order's hits@k."""
+    values = []
+    for q in np.unique(qid):
+        rows = qid == q
+        n, r = int(rows.sum()), int((y[rows] > 0).sum())
+        if r:
+            values.append(1 - math.comb(n - r, k) / math.comb(n, k) if k <= n else 1.0)
+    return float(np.mean(values))
+
+
+def _best_of_random_probability(n, r, rank):
+    """P(the best of r distinct random positions among n is ``rank``), by counting subsets."""
+    return math.comb(n - rank, r - 1) / math.comb(n, r)
+
+
+# --------------------------------------------------------------------------------------------
+# HitsAtKCurveDisplay
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("ties", TIES)
+def test_hits_equal_hits_at_k_at_every_k_grouped(ties):
+    y, score, qid = _grouped()
+    display = HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, ties=ties, k=15)
+    assert display.k.tolist() == list(range(1, 16))
+    expected = [hits_at_k(y, score, qid=qid, k=k, ties=ties) for k in range(1, 16)]
+    assert display.hits.tolist() == expected  # exactly
+    assert display.auc == pytest.approx(np.mean(expected), abs=1e-15)
+    line = display.line_
+    assert np.array_equal(line.get_xdata(), display.k) and np.array_equal(line.get_ydata(), display.hits)
+
+
+@pytest.mark.parametrize("ties", TIES)
+def test_hits_equal_hits_at_k_label_index_with_exclusions_weights_and_targets(ties):
+    y, score = _label_index()
+    rng = np.random.default_rng(5)
+    exclude = rng.random(score.shape) < 0.2
+    exclude[np.arange(len(y)), y] = False
+    weight = rng.random(len(y)) + 0.5
+    display = HitsAtKCurveDisplay.from_predictions(y, score, ties=ties, exclude=exclude, sample_weight=weight)
+    assert display.k.tolist() == list(range(1, score.shape[1] + 1))  # default: up to the largest N
+    expected = [hits_at_k(y, score, k=k, ties=ties, exclude=exclude, sample_weight=weight)
+                for k in display.k]
+    assert display.hits.tolist() == expected
+
+    y_true, score_g, qid = _grouped(seed=3)
+    for targets in ("first", "all"):
+        display = HitsAtKCurveDisplay.from_predictions(y_true, score_g, qid=qid, ties=ties, targets=targets, k=6,
+                                                       no_relevant="zero")
+        expected = [hits_at_k(y_true, score_g, qid=qid, k=k, ties=ties, targets=targets, no_relevant="zero")
+                    for k in range(1, 7)]
+        assert display.hits.tolist() == expected
+
+
+def test_hits_baseline_is_the_random_ranking_expectation():
+    y, score, qid = _grouped(seed=4, ties=False)
+    display = HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, k=14)
+    oracle = [_random_hits_oracle(y, qid, k) for k in range(1, 15)]
+    np.testing.assert_allclose(display.baseline_hits, oracle, rtol=1e-12)
+    np.testing.assert_allclose(display.baseline_line_.get_ydata(), oracle, rtol=1e-12)
+    assert display.baseline_auc == pytest.approx(np.mean(oracle), rel=1e-12)
+    labels = [text.get_text() for text in display.ax_.get_legend().get_texts()]
+    assert labels == [f"AUC = {np.mean(display.hits):.3f}", f"random (AUC = {np.mean(oracle):.3f})"]
+
+
+def test_hits_default_k_is_capped_at_100_and_uses_a_log_axis():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 300, size=20)
+    score = rng.normal(size=(20, 300))
+    display = HitsAtKCurveDisplay.from_predictions(y, score)
+    assert display.k[-1] == 100
+    assert display.ax_.get_xscale() == "log"
+    small = HitsAtKCurveDisplay.from_predictions(y % 10, score[:, :10])
+    assert small.k[-1] == 10 and small.ax_.get_xscale() == "linear"
+
+
+def test_several_models_on_one_axes():
+    y, score, qid = _grouped()
+    first = HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, k=8, name="first")
+    second = HitsAtKCurveDisplay.from_predictions(y, -score, qid=qid, k=8, name="second", ax=first.ax_,
+                                                  plot_baseline=False)
+    assert second.ax_ is first.ax_ and second.figure_ is first.figure_
+    assert len(first.ax_.get_lines()) == 3  # two models and one baseline
+    labels = [text.get_text() for text in first.ax_.get_legend().get_texts()]
+    assert labels == [f"first (AUC = {first.auc:.3f})", f"random (AUC = {first.baseline_auc:.3f})",
+                      f"second (AUC = {second.auc:.3f})"]
+    # plot() again on another axes, under another name
+    _, ax = plt.subplots()
+    again = first.plot(ax=ax, name="renamed", color="red")
+    assert again is first and first.ax_ is ax and first.line_.get_label().startswith("renamed")
+
+
+# --------------------------------------------------------------------------------------------
+# RankDistributionDisplay
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("ties", TIES)
+def test_rank_distribution_ranks_and_counts(ties):
+    y, score, qid = _grouped()
+    display = RankDistributionDisplay.from_predictions(y, score, qid=qid, ties=ties)
+    ranks = compute_ranks(y, score, qid=qid)
+    assert np.array_equal(display.ranks, getattr(ranks, ties))
+    assert np.array_equal(display.num_candidates, ranks.num_candidates)
+    # max N <= 50: one bin per integer rank, centred on it; a mid rank r + 0.5 counts in the bin above
+    max_rank = int(ranks.num_candidates.max())
+    assert not display.log_scale and display.ax_.get_xscale() == "linear"
+    np.testing.assert_array_equal(display.bin_edges, np.arange(1, max_rank + 2) - 0.5)
+    expected = np.zeros(max_rank, dtype=int)
+    for rank in getattr(ranks, ties):
+        expected[int(math.floor(rank + 0.5)) - 1] += 1
+    assert display.counts.tolist() == expected.tolist()
+    assert [bar.get_height() for bar in display.bars_] == expected.tolist()
+    assert [bar.get_x() for bar in display.bars_] == display.bin_edges[:-1].tolist()
+
+
+def test_rank_distribution_baseline_counts_by_a_loop_over_targets():
+    y, score, qid = _grouped(seed=8)
+    display = RankDistributionDisplay.from_predictions(y, score, qid=qid)
+    ranks = compute_ranks(y, score, qid=qid)
+    expected = np.zeros(len(display.counts))
+    for n, r in zip(ranks.num_candidates, ranks.num_relevant):
+        for rank in range(1, n + 1):
+            expected[rank - 1] += _best_of_random_probability(int(n), int(r), rank)
+    np.testing.assert_allclose(display.baseline_counts, expected, rtol=1e-10, atol=1e-12)
+    assert display.baseline_counts.sum() == pytest.approx(len(ranks))
+    data = display.baseline_.get_data()
+    values, edges = data.values, data.edges
+    np.testing.assert_allclose(values, expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(edges, display.bin_edges)
+
+
+def test_rank_distribution_log_bins_for_long_lists():
+    rng = np.random.default_rng(2)
+    n_candidates = 500
+    y = rng.integers(0, n_candidates, size=200)
+    score = rng.normal(size=(200, n_candidates))
+    score[np.arange(200), y] += rng.exponential(2.0, size=200)
+    exclude = rng.random(score.shape) < 0.3
+    exclude[np.arange(200), y] = False
+    display = RankDistributionDisplay.from_predictions(y, score, exclude=exclude)
+    assert display.log_scale and display.ax_.get_xscale() == "log"
+    edges = display.bin_edges
+    assert edges[0] == 0.5 and edges[-1] == display.num_candidates.max() + 0.5
+    assert np.all(np.diff(edges) >= 1) and np.all(edges % 1 == 0.5)  # whole integer ranks per bin
+    ranks = compute_ranks(y, score, exclude=exclude).realistic
+    expected = [int(np.sum((ranks >= lo) & (ranks < hi))) for lo, hi in zip(edges[:-1], edges[1:])]
+    assert display.counts.tolist() == expected
+    # uniform ranks (one target per query): P(lo <= R < hi) summed over targets
+    baseline = np.zeros(len(expected))
+    for n in display.num_candidates:
+        for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:])):
+            baseline[i] += max(0, min(hi, n + 0.5) - lo) / n
+    np.testing.assert_allclose(display.baseline_counts, baseline, rtol=1e-10, atol=1e-12)
+    forced = RankDistributionDisplay.from_predictions(y, score, exclude=exclude, log_scale=False, n_bins=10)
+    assert not forced.log_scale and len(forced.counts) == 10 and forced.counts.sum() == 200
+
+
+# --------------------------------------------------------------------------------------------
+# from_estimator
+# --------------------------------------------------------------------------------------------
+def test_from_estimator_on_a_ranking_evaluator_and_on_a_plain_estimator():
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank import RankingEvaluator
+    from sklearn_rank.datasets import make_ranking
+
+    X, y, qid = make_ranking(n_queries=30, n_candidates=(4, 20), random_state=0)
+    Xq = np.column_stack([qid, X])
+    evaluator = RankingEvaluator(Ridge(), qid=0, ties="optimistic").fit(Xq, y)
+    scores = evaluator.predict(Xq)
+    display = HitsAtKCurveDisplay.from_estimator(evaluator, Xq, y, k=10)
+    # the evaluator's options (ties="optimistic") and its query-id column
+    assert display.hits.tolist() == [hits_at_k(y, scores, qid=qid, k=k, ties="optimistic") for k in range(1, 11)]
+    assert display.line_.get_label().startswith("Ridge")
+    overridden = HitsAtKCurveDisplay.from_estimator(evaluator, Xq, y, k=10, ties="pessimistic", name="mine")
+    assert overridden.hits.tolist() == [hits_at_k(y, scores, qid=qid, k=k, ties="pessimistic")
+                                        for k in range(1, 11)]
+    ranks = RankDistributionDisplay.from_estimator(evaluator, Xq, y)
+    assert np.array_equal(ranks.ranks, compute_ranks(y, scores, qid=qid).optimistic)
+
+    plain = Ridge().fit(X, y)
+    display = HitsAtKCurveDisplay.from_estimator(plain, X, y, qid=qid, k=5)
+    assert display.hits.tolist() == [hits_at_k(y, plain.predict(X), qid=qid, k=k) for k in range(1, 6)]
+    ranks = RankDistributionDisplay.from_estimator(plain, X, y, qid=qid)
+    assert np.array_equal(ranks.ranks, compute_ranks(y, plain.predict(X), qid=qid).realistic)
+    with pytest.raises(ValueError, match="needs query ids.*Got qid=None instead"):
+        HitsAtKCurveDisplay.from_estimator(plain, X, y)
+
+
+def test_from_estimator_classifier_label_index():
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_digits(return_X_y=True)
+    model = LogisticRegression(max_iter=300).fit(X[:900], y[:900])
+    proba = model.predict_proba(X[900:])
+    display = HitsAtKCurveDisplay.from_estimator(model, X[900:], y[900:])
+    assert display.hits.tolist() == [hits_at_k(y[900:], proba, labels=model.classes_, k=k) for k in range(1, 11)]
+    ranks = RankDistributionDisplay.from_estimator(model, X[900:], y[900:], ties="pessimistic")
+    assert np.array_equal(ranks.ranks, compute_ranks(y[900:], proba, labels=model.classes_).pessimistic)
+
+
+def test_from_estimator_refuses_an_unfitted_estimator():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.linear_model import Ridge
+
+    with pytest.raises(NotFittedError):
+        HitsAtKCurveDisplay.from_estimator(Ridge(), np.zeros((4, 2)), np.zeros(4), qid=[1, 1, 2, 2])
+    with pytest.raises(TypeError, match="fitted scikit-learn estimator"):
+        RankDistributionDisplay.from_estimator(object(), np.zeros((4, 2)), np.zeros(4), qid=[1, 1, 2, 2])
+
+
+# --------------------------------------------------------------------------------------------
+# QueryComparisonDisplay
+# --------------------------------------------------------------------------------------------
+def _two_reports(metrics=("ndcg@5", "mr")):
+    y, score, qid = _grouped(seed=11, n_queries=30, ties=False)
+    rng = np.random.default_rng(3)
+    report_a = evaluate(y, score, qid=qid, metrics=list(metrics))
+    report_b = evaluate(y, score + rng.normal(scale=1.0, size=score.size), qid=qid, metrics=list(metrics))
+    # B lists its queries in another order: pairing is by id, not position
+    order = rng.permutation(report_b.n_queries)
+    report_b.per_query = {key: np.asarray(values)[order] for key, values in report_b.per_query.items()}
+    return report_a, report_b
+
+
+def test_query_comparison_pairs_by_query_id_and_counts_outcomes():
+    from sklearn_rank import stats
+
+    report_a, report_b = _two_reports()
+    display = QueryComparisonDisplay.from_reports(report_a, report_b, metric="nDCG@5", name_a="a", name_b="b")
+    by_id_b = dict(zip(report_b.per_query["qid"].tolist(), report_b.per_query["ndcg@5"].tolist()))
+    pairs = sorted((q, v, by_id_b[q]) for q, v in zip(report_a.per_query["qid"].tolist(),
+                                                      report_a.per_query["ndcg@5"].tolist()))
+    assert display.qid.tolist() == [p[0] for p in pairs]
+    assert display.values_a.tolist() == [p[1] for p in pairs]
+    assert display.values_b.tolist() == [p[2] for p in pairs]
+    wins = sum(a > b for _, a, b in pairs)
+    losses = sum(a < b for _, a, b in pairs)
+    assert (display.wins, display.ties, display.losses) == (wins, len(pairs) - wins - losses, losses)
+    np.testing.assert_array_equal(display.scatter_.get_offsets(), np.column_stack([display.values_a,
+                                                                                    display.values_b]))
+    expected = stats.compare(report_a, report_b, metric="ndcg@5")
+    assert display.result.pvalue == expected.pvalue and display.result.test == expected.test == "wilcoxon"
+    legend = display.ax_.get_legend()
+    assert legend.get_title().get_text() == f"wilcoxon (paired), p = {expected.pvalue:.3g}"
+    assert [t.get_text() for t in legend.get_texts()] == [f"a better: {wins}", f"tie: {display.ties}",
+                                                          f"b better: {losses}"]
+    low, high = display.diagonal_.get_xdata()
+    assert list(display.diagonal_.get_ydata()) == [low, high]
+
+
+def test_query_comparison_lower_is_better_metric_counts_lower_as_a_win():
+    report_a, report_b = _two_reports()
+    display = QueryComparisonDisplay.from_reports(report_a, report_b, metric="mr")
+    assert not display.greater_is_better
+    assert display.wins == int(np.sum(display.values_a < display.values_b))
+    assert display.losses == int(np.sum(display.values_a > display.values_b))
+
+
+def test_query_comparison_unpaired_queries_and_undefined_values():
+    report_a, report_b = _two_reports()
+    report_b.per_query = {key: np.asarray(values)[2:] for key, values in report_b.per_query.items()}
+    with pytest.raises(ValueError, match="same queries.*Got 2 query ids only in report_a"):
+        QueryComparisonDisplay.from_reports(report_a, report_b, metric="ndcg@5")
+    display = QueryComparisonDisplay.from_reports(report_a, report_b, metric="ndcg@5", unpaired="drop")
+    assert (display.n_unpaired_a, display.n_unpaired_b) == (2, 0)
+    assert display.values_a.size == len(report_b.per_query["qid"]) == report_a.n_queries - 2
+    report_b.per_query["ndcg@5"] = np.asarray(report_b.per_query["ndcg@5"]).copy()
+    report_b.per_query["ndcg@5"][0] = np.nan
+    display = QueryComparisonDisplay.from_reports(report_a, report_b, metric="ndcg@5", unpaired="drop")
+    assert display.n_undefined == 1 and display.values_a.size == report_a.n_queries - 3
+    assert not np.isnan(display.values_b).any()
+
+
+# --------------------------------------------------------------------------------------------
+# bad input and missing matplotlib
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("call, error, message", [
+    (lambda y, s, q: HitsAtKCurveDisplay.from_predictions(y, s, qid=q, k=0), ValueError,
+     "`k` must be a positive integer. Got 0 instead."),
+    (lambda y, s, q: HitsAtKCurveDisplay.from_predictions(y, s, qid=q, k=True), ValueError,
+     "`k` must be a positive integer. Got True instead."),
+    (lambda y, s, q: HitsAtKCurveDisplay.from_predictions(y, s, qid=q, ties="bogus"), ValueError, "bogus"),
+    (lambda y, s, q: HitsAtKCurveDisplay.from_predictions(y, s, qid=q, name=3), TypeError,
+     "`name` must be a str or None. Got int instead."),
+    (lambda y, s, q: RankDistributionDisplay.from_predictions(y, s, qid=q, ties="mean"), ValueError,
+     "`ties` must be one of 'realistic', 'optimistic', 'pessimistic', 'ordinal', 'expected'. Got 'mean' instead."),
+    (lambda y, s, q: RankDistributionDisplay.from_predictions(y, s, qid=q, log_scale="yes"), ValueError,
+     "`log_scale` must be one of 'auto', True, False. Got 'yes' instead."),
+    (lambda y, s, q: RankDistributionDisplay.from_predictions(y, s, qid=q, n_bins=0), ValueError,
+     "`n_bins` must be a positive integer. Got 0 instead."),
+    (lambda y, s, q: RankDistributionDisplay.from_predictions(np.zeros_like(y), s, qid=q), ValueError,
+     "no target has a rank"),
+    (lambda y, s, q: HitsAtKCurveDisplay.from_predictions(np.zeros_like(y), s, qid=q), ValueError,
+     "No query has a relevant item"),
+])
+def test_bad_input(call, error, message):
+    y, score, qid = _grouped()
+    with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")
+                       .replace("*", r"\*")):
+        call(y, score, qid)
+
+
+def test_bad_reports():
+    report_a, report_b = _two_reports()
+    with pytest.raises(TypeError, match="`report_b` must be a RankingReport.*Got dict instead"):
+        QueryComparisonDisplay.from_reports(report_a, {"ndcg@5": [1, 2]}, metric="ndcg@5")
+    with pytest.raises(ValueError, match="`metric` must name a per-query metric.*Got 'map' instead"):
+        QueryComparisonDisplay.from_reports(report_a, report_b, metric="map")
+    with pytest.raises(ValueError, match="`metric` must name the metric to compare.*Got None instead"):
+        QueryComparisonDisplay.from_reports(report_a, report_b)
+    with pytest.raises(ValueError, match="`unpaired` must be one of 'raise', 'drop'. Got 'keep' instead"):
+        QueryComparisonDisplay.from_reports(report_a, report_b, metric="mr", unpaired="keep")
+
+
+def test_inputs_are_not_modified():
+    y, score, qid = _grouped()
+    copies = [a.copy() for a in (y, score, qid)]
+    HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, k=4)
+    RankDistributionDisplay.from_predictions(y, score, qid=qid)
+    for original, copy in zip((y, score, qid), copies):
+        assert np.array_equal(original, copy)
+
+
+def test_the_module_imports_without_matplotlib_and_drawing_names_the_extra():
+    code = ("import sys\n"
+            "sys.modules['matplotlib'] = None\n"
+            "import sklearn_rank.plot as p\n"
+            "try:\n"
+            "    p.HitsAtKCurveDisplay.from_predictions([0, 1], [[0.2, 0.1], [0.3, 0.5]])\n"
+            "except ImportError as exc:\n"
+            "    print(exc)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "HitsAtKCurveDisplay.plot needs matplotlib" in out.stdout and "sklearn-rank[plot]" in out.stdout
+    # and importing the module does not load matplotlib
+    code = "import sys, sklearn_rank.plot\nassert 'matplotlib' not in sys.modules\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
+def test_public_docstrings_document_their_parameters():
+    # tests/test_docstrings.py covers the modules it lists; this module's names are checked here the same way
+    import inspect
+
+    import sklearn_rank.plot as module
+
+    docscrape = pytest.importorskip("numpydoc.docscrape")
+    for name in module.__all__:
+        cls = getattr(module, name)
+        assert "Read more in the\n    :ref:`User Guide <plotting>`." in cls.__doc__ or \
+            "Read more in the :ref:`User Guide <plotting>`." in " ".join(cls.__doc__.split())
+        for owner, func, drop in [(cls, cls.__init__, True)] + [
+                (getattr(cls, m), getattr(cls, m), not isinstance(inspect.getattr_static(cls, m), classmethod))
+                for m in ("plot", "from_predictions", "from_estimator", "from_reports") if hasattr(cls, m)]:
+            doc = cls.__doc__ if func is cls.__init__ else func.__doc__
+            documented = [n.strip().replace("\\", "") for entry in docscrape.NumpyDocString(doc)["Parameters"]
+                          for n in entry.name.split(",")]
+            stars = {inspect.Parameter.VAR_KEYWORD: "**"}
+            params = [stars.get(p.kind, "") + p.name for p in inspect.signature(func).parameters.values()]
+            params = [p for p in params if p not in ("self", "cls")]
+            assert documented == params, (name, func.__name__)
