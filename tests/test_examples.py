@@ -65,7 +65,7 @@ def table_rows(stdout, header_start, n_rows):
 # ------------------------------------------------------------------------------------------------
 
 CHECKED_EXAMPLES = {"link_prediction_filtered.py", "learning_to_rank.py", "multiclass_mrr.py",
-                    "compare_two_models.py"}
+                    "compare_two_models.py", "plot_rank_distribution.py", "plot_model_comparison.py"}  # plot_*: test_plot.py
 
 
 def test_every_example_has_a_check():
