@@ -3,7 +3,7 @@ Which queries does the new model win? Per-query comparison of two rankers
 =========================================================================
 
 Two rankers are trained on the same queries and evaluated on the same held-out queries. Their
-mean nDCG@10 differ; :class:`~sklearn_rank.plot.QueryComparisonDisplay` shows the difference query
+mean ``nDCG@10`` differ; :class:`~sklearn_rank.plot.QueryComparisonDisplay` shows the difference query
 by query: one point per query (model A on x, model B on y), the diagonal where both are equal,
 how many queries each model wins, and the paired significance test of
 :func:`sklearn_rank.stats.compare` (Wilcoxon's signed-rank test) in the legend.
@@ -52,8 +52,8 @@ print(f"{display.result.test} (paired): p = {display.result.pvalue:.3g}, "
       f"{display.result.effect_size_name} = {display.result.effect_size:.3f}")
 
 # %%
-# The same two models as hits@k curves
-# ------------------------------------
+# The same two models as ``hits@k`` curves
+# ----------------------------------------
 # A curve per model on one axes; the random baseline is drawn with the first.
 curve = None
 for name, model in models.items():

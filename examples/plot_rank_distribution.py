@@ -1,6 +1,6 @@
 """
-Where do the true answers land? Rank histograms and hits@k curves
-==================================================================
+Where do the true answers land? Rank histograms and ``hits@k`` curves
+=====================================================================
 
 A learning-to-rank model scores 200 candidates per query, of which two are relevant. The
 mean of a metric hides *where* the relevant items end up: near the top for most queries and
@@ -8,7 +8,7 @@ far down for a few, or somewhere in the middle for all. Two pictures answer that
 
 * :class:`~sklearn_rank.plot.RankDistributionDisplay`: the histogram of the rank of the first
   relevant item of each query, against the histogram a random ranking would give;
-* :class:`~sklearn_rank.plot.HitsAtKCurveDisplay`: hits@k for every cut-off k (the cumulative
+* :class:`~sklearn_rank.plot.HitsAtKCurveDisplay`: ``hits@k`` for every cut-off k (the cumulative
   view of the same ranks), for two models on one axes, with the random baseline.
 
 Both take a fitted :class:`~sklearn_rank.RankingEvaluator` (``from_estimator``), which reads the
@@ -56,11 +56,11 @@ print(f"median rank {np.median(ranks):.1f}; first relevant item in the top 10 fo
 print(f"rank 1: {display.counts[0]} queries (random ranking: {display.baseline_counts[0]:.1f} expected)")
 
 # %%
-# Hits@k for two models
-# ---------------------
+# ``Hits@k`` for two models
+# -------------------------
 # ``display.hits[i]`` is exactly ``sklearn_rank.hits_at_k`` at ``k = display.k[i]``. The second
 # model goes on the same axes (``ax=``); its baseline is the same, so it is drawn once. The
-# legend's AUC is the mean of hits@k over k = 1..100.
+# legend's AUC is the mean of ``hits@k`` over k = 1..100.
 curve = HitsAtKCurveDisplay.from_estimator(ridge, Xq[test], y[test], name="Ridge")
 other = HitsAtKCurveDisplay.from_estimator(knn, Xq[test], y[test], name="25 nearest neighbours", ax=curve.ax_,
                                            plot_baseline=False)

@@ -1,4 +1,4 @@
-"""Displays: rank histograms, hits@k curves and per-query comparisons (scikit-learn's Display conventions).
+"""Displays: rank histograms, ``hits@k`` curves and per-query comparisons, in scikit-learn's conventions.
 
 Each Display computes its numbers with the metric engine (``from_predictions``,
 ``from_estimator``, ``from_reports``), keeps them as public attributes, and draws
@@ -230,7 +230,7 @@ class RankDistributionDisplay:
 
     See Also
     --------
-    HitsAtKCurveDisplay : The cumulative view: hits@k against k.
+    HitsAtKCurveDisplay : The cumulative view: ``hits@k`` against k.
     sklearn_rank.compute_ranks : The ranks drawn here.
 
     Examples
@@ -482,14 +482,14 @@ class HitsAtKCurveDisplay:
 
     ``hits[i]`` is :func:`sklearn_rank.hits_at_k` at ``k[i]`` with the same
     options, for ``k = 1 .. K``. The area under the curve shown in the legend
-    is the mean of hits@k over ``k = 1 .. K``,
+    is the mean of ``hits@k`` over ``k = 1 .. K``,
 
     .. math:: \\mathrm{AUC}_K = \\frac{1}{K} \\sum_{k=1}^{K} \\mathrm{hits@}k \\in [0, 1],
 
     which is 1 when every target is ranked first, and equals the mean of
     :math:`\\max(0, K + 1 - \\mathrm{rank}) / K` over the targets (for untied
     ranks). The baseline is the same curve for uniformly random rankings of the
-    same candidates: hits@k of a constant scorer under ``ties="expected"``,
+    same candidates: ``hits@k`` of a constant scorer under ``ties="expected"``,
     :math:`1 - \\binom{N_i - r_i}{k} / \\binom{N_i}{k}` per query with
     :math:`N_i` candidates of which :math:`r_i` are relevant. Read more in the
     :ref:`User Guide <plotting>`.
@@ -503,9 +503,9 @@ class HitsAtKCurveDisplay:
     k : array-like of shape (K,)
         The cut-offs ``1 .. K``.
     hits : array-like of shape (K,)
-        Hits@k at each cut-off.
+        ``Hits@k`` at each cut-off.
     baseline_hits : array-like of shape (K,), default=None
-        Hits@k of uniformly random rankings at each cut-off.
+        ``Hits@k`` of uniformly random rankings at each cut-off.
     name : str, default=None
         Name of the model, for the legend.
 
@@ -514,7 +514,7 @@ class HitsAtKCurveDisplay:
     k : ndarray of shape (K,)
         The cut-offs.
     hits : ndarray of shape (K,)
-        Hits@k at each cut-off.
+        ``Hits@k`` at each cut-off.
     baseline_hits : ndarray of shape (K,) or None
         The random baseline at each cut-off.
     auc : float in [0, 1]
@@ -612,7 +612,7 @@ class HitsAtKCurveDisplay:
                          relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None,
                          targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None, name=None, ax=None,
                          plot_baseline=True, **kwargs):
-        """Compute hits@k for k = 1 .. K with the engine and draw the curve.
+        """Compute ``hits@k`` for k = 1 .. K with the engine and draw the curve.
 
         Parameters
         ----------
@@ -666,7 +666,7 @@ class HitsAtKCurveDisplay:
     def from_estimator(cls, estimator, X, y, *, k=None, qid=None, ties=None, exclude=None, relevance_level=None,
                        no_relevant=None, sample_weight=None, targets=None, nan_policy=None, convention=None,
                        name=None, ax=None, plot_baseline=True, **kwargs):
-        """Compute hits@k of a fitted estimator's scores and draw the curve.
+        """Compute ``hits@k`` of a fitted estimator's scores and draw the curve.
 
         Parameters
         ----------
