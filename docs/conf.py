@@ -171,6 +171,11 @@ CLI_SESSION = [
     ("compare_runs", ["compare", "qrels.txt", "bm25.run", "dense.run", "-m", "ndcg@10"]),
     ("demo", ["demo"]),
 ]
+# Figures written by --plot and shown in cli.rst: (file name, arguments after `sklearn-rank`).
+CLI_FIGURES = [
+    ("evaluate_bm25.png", ["evaluate", "qrels.txt", "bm25.run", "-m", "map", "ndcg@10"]),
+    ("compare_runs.png", ["compare", "qrels.txt", "bm25.run", "dense.run", "-m", "ndcg@10"]),
+]
 
 
 def _run(arguments, cwd):
@@ -192,6 +197,8 @@ def generate_outputs(app):
         output = _run(["-m", "sklearn_rank", *arguments], cwd=CLI_FILES)
         text = "$ sklearn-rank " + " ".join(arguments) + "\n" + output
         (GENERATED / "cli" / f"{name}.txt").write_text(text, encoding="utf-8")
+    for name, arguments in CLI_FIGURES:
+        _run(["-m", "sklearn_rank", *arguments, "--plot", str(GENERATED / "cli" / name)], cwd=CLI_FILES)
 
 
 def setup(app):
