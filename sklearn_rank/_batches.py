@@ -265,7 +265,8 @@ class _Stream:
         self.carried = []  # column dicts of the rows of the last query seen, maybe incomplete
         self.carried_qid = None
         self.carried_start = None
-        self.finished = _SortedSet()  # query ids whose rows ended
+        self.finished = _Finished(self._finished_ids)  # query ids whose rows ended
+        self.dropped = []  # ids of the queries of parts whose every candidate was excluded
         self.qid_dtype = None
         self.n_rows = 0
         self.excluded_part = None  # a part whose every candidate was excluded, kept for its error
@@ -396,6 +397,7 @@ class _Stream:
             if str(exc) == ALL_EXCLUDED:
                 # every candidate of these queries was excluded: they drop out, as in `evaluate`
                 self.excluded_part = exc
+                self.dropped.append(rows["qid"])
                 return
             _note(exc, f"(evaluate_batches: row numbers count from batch {start[0]}, row {start[1]}.)")
             raise
@@ -403,6 +405,16 @@ class _Stream:
             _note(exc, f"(evaluate_batches: in the rows from batch {start[0]}, row {start[1]}.)")
             raise
         self.results.add(part)
+        qid = rows["qid"]
+        changes = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+        if part.n_queries != changes.size + 1:  # queries whose every candidate was excluded dropped out
+            self.dropped.append(np.setdiff1d(qid[np.r_[0, changes]], part.qid))
+
+    def _finished_ids(self):
+        """Every query id whose rows ended, in stream order: evaluated, pending or dropped."""
+        ids = [ids for ids in [self.results.ids()] + [chunk["qid"] for chunk in self.pending] + self.dropped
+               if ids.size]
+        return np.concatenate(ids) if ids else np.zeros(0)
 
     def finish(self):
         if self.carried_qid is not None:
@@ -422,25 +434,34 @@ def _note(exc, text):
         exc.add_note(text)
 
 
-class _SortedSet:
-    """Query ids seen so far: an ascending run (a stream sorted by query id adds to it in place, with no
-    sorting and no temporary copies), and for the other ids sorted arrays of doubling sizes (a
-    membership test costs log n per level)."""
+class _Finished:
+    """The ids of the queries whose rows ended, for refusing a query that comes back.
 
-    def __init__(self):
-        self.run = None  # ascending ids, the first `run_size` items
-        self.run_size = 0
-        self.levels = []
+    While the stream ascends (a stream sorted by query id), only the last id is kept: a new id
+    above it cannot have been seen, and the ids themselves are kept anyway, by the evaluated parts
+    and the pending rows (``source`` returns them). At the first id that does not ascend they are
+    copied, sorted, and from then on kept as sorted arrays of doubling sizes (a membership test
+    costs log n per level).
+    """
+
+    def __init__(self, source):
+        self.source = source
+        self.last = None  # the largest id while the stream ascends
+        self.levels = None  # sorted arrays, once it stopped ascending
+
+    def _materialize(self):
+        ids = np.sort(self.source(), kind="stable")
+        self.levels = [ids] if ids.size else []
 
     def add(self, values):
         if not values.size:
             return
-        ascending = values.size == 1 or bool((values[1:] > values[:-1]).all())
-        if ascending and (self.run_size == 0 or values[0] > self.run[self.run_size - 1]) and (
-                self.run is None or np.result_type(self.run.dtype, values.dtype).kind == self.run.dtype.kind):
-            self.run = _engine.append_in_place(self.run, self.run_size, values)
-            self.run_size += values.size
-            return
+        if self.levels is None:
+            if (self.last is None or values[0] > self.last) and (
+                    values.size == 1 or bool((values[1:] > values[:-1]).all())):
+                self.last = values[-1]
+                return
+            self._materialize()  # holds `values` already, or gets them just below (a set: repeats are harmless)
         self.levels.append(np.sort(values, kind="stable"))
         while len(self.levels) > 1 and self.levels[-2].size <= 2 * self.levels[-1].size:
             top = self.levels.pop()
@@ -448,8 +469,11 @@ class _SortedSet:
 
     def contains(self, values):
         found = np.zeros(values.size, dtype=bool)
-        levels = self.levels if not self.run_size else [self.run[:self.run_size]] + self.levels
-        for level in levels:
+        if self.levels is None:
+            if self.last is None or not bool((values <= self.last).any()):
+                return found
+            self._materialize()
+        for level in self.levels:
             at = np.searchsorted(level, values)
             inside = at < level.size
             found[inside] |= level[at[inside]] == values[inside]

@@ -473,6 +473,11 @@ class PartStore:
     def _append(self, key, values, used):
         self.arrays[key] = append_in_place(self.arrays.get(key), used, values)
 
+    def ids(self):
+        """The query ids added so far, in the order added (a view)."""
+        qid = self.arrays.get("qid")
+        return np.zeros(0) if qid is None else qid[:self.n_queries]
+
     def add(self, part):
         if part.missing_qid is not None and part.missing_qid.size:
             raise ValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
@@ -510,6 +515,11 @@ class PartStore:
         part = PartialReport(qid, arrays["has_relevant"], arrays.get("weight"), values, ranks)
         if qid.size > 1 and not bool((qid[1:] > qid[:-1]).all()):  # a stream not sorted by query id
             order = np.argsort(qid, kind="stable")
+            repeated = qid[order[1:]][qid[order[1:]] == qid[order[:-1]]]
+            if repeated.size:  # the stream's own check refuses this first; never a query counted twice
+                raise ValueError("Every query must lie in one part whole. Got the rows of "
+                                 f"{np.unique(repeated).size} queries in several parts, e.g. qid "
+                                 f"{np.unique(repeated)[:5].tolist()} instead.")
             inverse = np.empty_like(order)
             inverse[order] = np.arange(order.size)
             if ranks is not None:

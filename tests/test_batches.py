@@ -478,3 +478,55 @@ def test_one_column_in_two_roles_is_refused():
     batch = pa.RecordBatch.from_pydict({"qid": [1, 1], "score": [0.5, 0.2], "label": [1, 0]})
     with pytest.raises(ValueError, match="must name different columns. Got .*'label': 'score'"):
         skr.evaluate_batches([batch], label="score")
+
+
+@pytest.mark.parametrize("where", ["evaluated", "pending", "dropped"])
+@pytest.mark.parametrize("qid_kind", ["int", "str"])
+def test_a_query_coming_back_after_an_ascending_run_is_refused(where, qid_kind, monkeypatch):
+    """A sorted stream keeps no copy of its ids; at the first id that does not ascend, the ids are read
+    from the evaluated parts, the pending rows and the dropped (all-excluded) queries alike."""
+    monkeypatch.setattr(_batches, "_PART_ROWS", 6 if where != "pending" else 10 ** 6)
+    ids = list(range(10, 30))
+    back = 12
+    # with where="dropped", every candidate of query `back` is excluded (none relevant): it drops out of
+    # the evaluation, but it was seen
+    dropped = where == "dropped"
+    rows = [(q, 1.0 if j == 0 else 0.5, int(j == 0 and not (dropped and q == back)), dropped and q == back)
+            for q in ids for j in range(3)]
+    rows += [(back, 0.3, 1, False), (back, 0.1, 0, False)]
+    frame = pd.DataFrame(rows, columns=["qid", "score", "label", "excluded"])
+    if qid_kind == "str":
+        frame["qid"] = [f"q{q:03d}" for q in frame["qid"]]
+    batches = [pa.RecordBatch.from_pandas(frame.iloc[i:i + 4], preserve_index=False)
+               for i in range(0, len(frame), 4)]
+    value = back if qid_kind == "int" else f"q{back:03d}"
+    with pytest.raises(ValueError, match=f"qid {value!r} appears again"):
+        skr.evaluate_batches(batches, metrics=["mrr"], exclude="excluded")
+
+
+def test_contiguous_streams_that_do_not_ascend_are_accepted(monkeypatch):
+    monkeypatch.setattr(_batches, "_PART_ROWS", 5)
+    frame = grouped_frame(55, n_queries=40)  # queries in a random order, contiguous
+    ids = frame["qid"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    assert not (np.diff(ids[starts]) > 0).all()
+    expected = quietly(evaluate_all, frame, metrics=LIST_METRICS)
+    got = quietly(skr.evaluate_batches, as_batches(frame, cut(len(frame), 55, max_rows=9), "batch"),
+                  metrics=LIST_METRICS)
+    assert_same(got, expected)
+
+
+def test_a_query_coming_back_after_the_stream_stopped_ascending_is_refused(monkeypatch):
+    """Ascending ids, then a new lower id (fine: queries need not be sorted), then an id of the ascending
+    run again: refused."""
+    monkeypatch.setattr(_batches, "_PART_ROWS", 4)
+    ids = list(range(10, 30)) + [5, 12]
+    frame = pd.DataFrame({"qid": np.repeat(ids, 2), "score": np.tile([0.9, 0.1], len(ids)),
+                          "label": np.tile([1, 0], len(ids))})
+    batches = [pa.RecordBatch.from_pandas(frame.iloc[i:i + 3], preserve_index=False) for i in range(0, len(frame), 3)]
+    with pytest.raises(ValueError, match="qid 12 appears again"):
+        skr.evaluate_batches(batches, metrics=["mrr"])
+    frame = frame.iloc[:-2]  # without the repeat: accepted, every query counted once
+    batches = [pa.RecordBatch.from_pandas(frame.iloc[i:i + 3], preserve_index=False) for i in range(0, len(frame), 3)]
+    report = skr.evaluate_batches(batches, metrics=["mrr"])
+    np.testing.assert_array_equal(report.per_query["qid"], sorted(ids[:-1]))
