@@ -10,17 +10,19 @@ vectorised kernels over it (``_kernels``); the result is a ``RankingReport`` (``
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+import math
+import sys
 import warnings
 
 import numpy as np
 
 from ._inputs import (ALL_EXCLUDED, AP_DENOMINATORS, GAINS, MISSING, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES,
                       GroupedData, RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level,
-                      prepare, weights_per_row)
-from ._kernels import ListKernels, RankDistribution, RankStats
-from ._ranks import GroupedStructure, LabelIndexStructure, Ranks
+                      prepare, prepare_namespace, weights_per_row)
+from ._kernels import ListKernels, NamespaceListKernels, NamespaceRankStats, RankDistribution, RankStats
+from ._ranks import GroupedStructure, LabelIndexStructure, NamespaceLabelIndex, Ranks
 from ._conventions import default_options, normalise_convention, resolve as resolve_convention
-from ._registry import DUAL_FAMILY, base_spec, get_metric, normalise_name, with_k
+from ._registry import DUAL_FAMILY, base_spec, get_metric, list_kernel, normalise_name, with_k
 from ._report import RankingReport, weighted_mean
 from .exceptions import UndefinedMetricWarning
 
@@ -43,6 +45,10 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
                       no_relevant=no_relevant, targets=targets, missing=missing, ap_denominator=ap_denominator,
                       nan_policy=nan_policy, convention=convention, report_params=report_params,
                       judged=judged is not None)
+    xp = array_namespace(y_score)
+    if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
+        return _evaluate_in_namespace(xp, evaluation, y_true, y_score, qid=qid, exclude=exclude, labels=labels,
+                                      sample_weight=sample_weight, judged=judged, unjudged=unjudged)
     part = evaluation.part(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
                            judged=judged, unjudged=unjudged)
     return evaluation.reduce([part])
@@ -123,6 +129,10 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
     targets, nan_policy = options["targets"], options["nan_policy"]
     level = check_relevance_level(relevance_level)
     check_option(targets, "targets", TARGETS)
+    xp = array_namespace(y_score)
+    if xp is not None:
+        data = prepare_namespace(xp, y_true, y_score, qid=qid, exclude=exclude, labels=labels, nan_policy=nan_policy)
+        return _namespace_structure(data, level, "linear", True, None, targets, ("rank",)).ranks(targets)
     _, structure = _structure(y_true, y_score, qid, exclude, labels, None, None, level, "linear", stable=True,
                               targets=targets, families=("rank",), nan_policy=nan_policy)
     return structure.ranks(targets)
@@ -744,3 +754,86 @@ def _check_possible_ranks(ranks, num_candidates, num_relevant):
 
 
 _ADJUSTED = frozenset({"amr", "amri", "agmri", "amrr", "ahits", "zmr", "zmrr", "zgmr", "zhits"})
+
+
+# --------------------------------------------------------------------------------------------
+# Array API dispatch (scikit-learn's ``array_api_dispatch=True`` with torch, CuPy, array-api-strict
+# scores): the matrix layouts computed in the score's namespace, on its device. Only Python floats
+# (the summary) and the error messages' few numbers leave it; nothing goes through NumPy.
+# --------------------------------------------------------------------------------------------
+def array_namespace(y_score):
+    """The namespace of ``y_score`` under Array API dispatch, None for the NumPy path (``_sklearn_compat``).
+
+    NumPy arrays and lists are answered here without importing scikit-learn (dispatch is a
+    scikit-learn setting: it cannot be on before scikit-learn is imported).
+    """
+    if isinstance(y_score, (np.ndarray, list, tuple)) or "sklearn" not in sys.modules:
+        return None
+    from ._sklearn_compat import array_namespace as namespace_of
+
+    return namespace_of(y_score)
+
+
+def _namespace_structure(data, relevance_level, gain, stable, ties, targets, families):
+    if data.layout == "label index":
+        return NamespaceLabelIndex(data, stable=stable)
+    from ._ranks import NamespaceMatrix
+
+    return NamespaceMatrix(data, relevance_level, gain, stable=stable, ties=ties, targets=targets,
+                           families=families)
+
+
+def _evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, labels, sample_weight, judged,
+                           unjudged):
+    """The RankingReport of matrix-layout input in its own namespace (see :func:`evaluate`).
+
+    ``summary`` holds Python floats, ``per_query`` arrays of the namespace (``"qid"``: the row numbers).
+    """
+    data = prepare_namespace(xp, y_true, y_score, qid=qid, exclude=exclude, labels=labels,
+                             sample_weight=sample_weight, judged=judged, unjudged=unjudged,
+                             nan_policy=evaluation.nan_policy)
+    ties, resolved = evaluation.ties, evaluation.resolved
+    structure = _namespace_structure(data, evaluation.relevance_level, evaluation.gain, ties == "ordinal", ties,
+                                     evaluation.targets, _needs(resolved))
+    if data.layout != "label index":
+        return structure.report(evaluation)
+    n_q = data.n_queries
+    weight = data.weight if data.weight is not None else xp.ones(n_q, dtype=xp.float64, device=data.device)
+    total = xp.sum(weight)
+    if not float(total) > 0:
+        raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
+                         "of 0 instead.")
+    s, m = structure.point(ties)
+    n_cand = xp.astype(structure.n_candidates, xp.float64)
+    # the rank a point policy gives, the mid rank of the tie block under "expected" (RankDistribution)
+    mid = s + 1.0 if ties != "expected" else s + (m + 1.0) / 2
+    lists = NamespaceListKernels(xp, s, m, n_cand, evaluation.ap_denominator)
+    per_target = NamespaceRankStats(xp, s, m, mid, None, n_cand, pooled=False)
+    pooled = NamespaceRankStats(xp, s, m, mid, weight, n_cand, pooled=True)
+    summary, per_query = {}, {"qid": data.qid}
+    for written, spec, family in resolved:
+        if family == "list":
+            if not hasattr(lists, list_kernel(spec.base)):
+                raise TypeError(f"Metric {written!r} is not computed under array_api_dispatch; pass NumPy arrays "
+                                f"for it. Got `y_score` of type {type(y_score).__name__} instead.")
+            values = lists.compute(spec.base, spec.k, spec.param)
+            defined = ~xp.isnan(values)
+            if not bool(xp.all(defined)):  # AUC of a query without a non-relevant candidate
+                warnings.warn(f"Metric {written!r} is undefined for {int(xp.count_nonzero(~defined))} queries "
+                              "without a non-relevant candidate; they are NaN per query and left out of the "
+                              "mean.", UndefinedMetricWarning, stacklevel=4)
+            kept = xp.where(defined, weight, 0.0)
+            kept_total = float(xp.sum(kept))
+            value = (float(xp.sum(xp.where(defined, values, 0.0) * kept)) / kept_total if kept_total > 0
+                     else float("nan"))
+        else:
+            values = per_target.compute(spec.base, spec.k)
+            if isinstance(values, float):  # count
+                values = xp.full(n_q, values, dtype=xp.float64, device=data.device)
+            value = float(pooled.compute(spec.base, spec.k))
+        if math.isnan(value):
+            warnings.warn(f"Metric {written!r} is undefined on this input (no query has a defined value); it is "
+                          "reported as NaN.", UndefinedMetricWarning, stacklevel=4)
+        summary[written] = value
+        per_query[written] = values
+    return RankingReport(summary, per_query, n_q, 0, evaluation.params)

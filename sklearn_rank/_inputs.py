@@ -541,3 +541,221 @@ def check_exponential_gain(rel, judged_rel=None):
         raise ValueError(f"`gain='exponential'` uses 2**rel - 1, which overflows for relevance of "
                          f"{_EXPONENTIAL_OVERFLOW} or more; use gain='linear' for such grades. Got maximum relevance "
                          f"{float(largest)!r} instead.")
+
+
+# --------------------------------------------------------------------------------------------
+# Array API dispatch: the matrix layouts validated in the input's namespace, on its device.
+# --------------------------------------------------------------------------------------------
+NUMPY_ONLY = ("under scikit-learn's array_api_dispatch, the grouped-rows layout (1-D `y_true` and "
+              "`y_score`, with or without `qid`) is computed with NumPy only; pass NumPy arrays (for a "
+              "tensor: `.cpu().numpy()`), or the score matrix of the label-index or relevance-matrix layout")
+
+
+@dataclass
+class NamespaceData:
+    """A label index (``true``: the true column of each row) or a relevance matrix (``true``: the
+    relevance of each candidate) whose arrays live in the namespace ``xp`` on ``device``.
+
+    ``exclude``: None or a boolean array of the score's shape; ``weight``: None or float64 per query.
+    """
+
+    xp: object
+    device: object
+    score: object
+    true: object
+    exclude: object
+    weight: object
+    nan_policy: str
+    layout: str  # "label index" or "relevance matrix"
+    missing_judged = None
+
+    @property
+    def n_queries(self):
+        return self.score.shape[0]
+
+    @property
+    def qid(self):
+        return self.xp.arange(self.n_queries, device=self.device)
+
+
+def _namespace_name(x):
+    return type(x).__module__.split(".")[0] + "." + type(x).__name__
+
+
+def to_namespace(xp, x, device, name, reference):
+    """``x`` as an array of ``xp`` on ``device``: an array of ``xp`` as it is (never copied), a NumPy
+    array or a list moved there; an array of a third library is an error."""
+    from ._sklearn_compat import is_namespace_array
+
+    if sp.issparse(x):
+        raise TypeError(f"`{name}` must be a dense array of the namespace of `y_score` under array_api_dispatch "
+                        "(sparse matrices are for NumPy scores). Got a scipy.sparse "
+                        f"{type(x).__name__} with `y_score` of type {_namespace_name(reference)} instead.")
+    if is_namespace_array(x):
+        from ._sklearn_compat import array_device
+
+        try:
+            same = _compat_namespace(x, reference) is xp
+        except TypeError:
+            same = False
+        if not same:
+            raise TypeError(f"`{name}` must come from the same array library as `y_score` under "
+                            f"array_api_dispatch. Got {_namespace_name(x)} with `y_score` of type "
+                            f"{_namespace_name(reference)} instead.")
+        if array_device(x) != device:
+            raise ValueError(f"`{name}` must be on the device of `y_score` ({device}). Got an array on "
+                             f"{array_device(x)} instead.")
+        return x
+    return xp.asarray(_as_array(x, name), device=device)
+
+
+def _compat_namespace(*arrays):
+    from ._sklearn_compat import namespace_of
+
+    return namespace_of(*arrays)
+
+
+def _bool_mask_ns(xp, mask, shape, name):
+    if xp.isdtype(mask.dtype, "bool"):
+        pass
+    elif xp.isdtype(mask.dtype, "integral") and not bool(xp.any((mask != 0) & (mask != 1))):
+        mask = mask == 1
+    else:
+        raise TypeError(f"`{name}` must be a boolean mask. Got dtype {mask.dtype} instead.")
+    if tuple(mask.shape) != tuple(shape):
+        raise ValueError(f"`{name}` must have the shape of `y_score` {tuple(shape)}. Got {tuple(mask.shape)} "
+                         "instead.")
+    return mask
+
+
+def _first_rows(xp, flags, n=5):
+    """The first ``n`` row numbers where ``flags`` is True, as Python ints (for messages)."""
+    rows = xp.nonzero(flags)[0]
+    return [int(rows[i]) for i in range(min(n, rows.shape[0]))]
+
+
+def _weights_ns(xp, sample_weight, n_queries, device, reference):
+    w = to_namespace(xp, sample_weight, device, "sample_weight", reference)
+    if w.ndim != 1 or not (xp.isdtype(w.dtype, "real floating") or xp.isdtype(w.dtype, "integral")):
+        raise ValueError(f"`sample_weight` must be 1-D and hold numbers. Got shape {tuple(w.shape)} and dtype "
+                         f"{w.dtype} instead.")
+    if w.shape[0] != n_queries:
+        raise ValueError(f"`sample_weight` must have one weight per query ({n_queries}). Got {w.shape[0]} "
+                         "instead.")
+    w = xp.astype(w, xp.float64)
+    if not bool(xp.all(xp.isfinite(w))):
+        raise ValueError("`sample_weight` must be finite. Got NaN or infinite values instead.")
+    if bool(xp.any(w < 0)):
+        raise ValueError(f"`sample_weight` must be non-negative. Got minimum {float(xp.min(w))!r} instead.")
+    return w
+
+
+def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None,
+                      judged=None, unjudged=None, nan_policy="raise"):
+    """Validate matrix-layout inputs under Array API dispatch, without leaving ``y_score``'s namespace.
+
+    The checks are those of :func:`prepare` for the label-index and relevance-matrix layouts; what
+    runs only on NumPy (the grouped-rows layout, ``labels=``, ``judged=``, ``unjudged=``, a sparse
+    ``exclude``) is a TypeError naming the option.
+    """
+    from ._sklearn_compat import array_device
+
+    check_option(nan_policy, "nan_policy", NAN_POLICIES)
+    if y_true is None:
+        raise ValueError("`y_true` and `y_score` are required. Got None instead.")
+    score = y_score
+    if score.ndim != 2 or qid is not None:
+        got = "qid=" if qid is not None else f"a {score.ndim}-D `y_score`"
+        raise TypeError(f"`y_score`: {NUMPY_ONLY}. Got {got} with {_namespace_name(score)} instead.")
+    for name, value in (("labels", labels), ("judged", judged), ("unjudged", unjudged)):
+        if value is not None:
+            raise TypeError(f"`{name}` is supported on NumPy input only: under array_api_dispatch, pass NumPy "
+                            f"arrays to use it. Got `{name}` with `y_score` of type {_namespace_name(score)} "
+                            "instead.")
+    if xp.isdtype(score.dtype, "bool") or xp.isdtype(score.dtype, "integral"):
+        if xp.isdtype(score.dtype, "integral") and score.shape[0] * score.shape[1] and (
+                int(xp.max(score)) > _EXACT_INT or int(xp.min(score)) < -_EXACT_INT):
+            raise TypeError("`y_score` integers beyond 2**53 would round into ties in float64; under "
+                            "array_api_dispatch pass them as NumPy arrays (ranked exactly there). Got "
+                            f"integers of dtype {score.dtype} instead.")
+        score = xp.astype(score, xp.float64)
+    elif not xp.isdtype(score.dtype, "real floating"):
+        raise TypeError(f"`y_score` must hold numbers. Got an array of dtype {score.dtype} instead.")
+    n_queries, n_candidates = score.shape
+    if n_queries * n_candidates == 0:
+        raise ValueError(f"`y_score` must not be empty. Got shape {tuple(score.shape)} instead.")
+    device = array_device(score)
+    true = to_namespace(xp, y_true, device, "y_true", y_score)
+    if not (xp.isdtype(true.dtype, "numeric") or xp.isdtype(true.dtype, "bool")):
+        raise TypeError(f"`y_true` must hold numbers. Got an array of dtype {true.dtype} instead.")
+    if xp.isdtype(true.dtype, "bool"):
+        true = xp.astype(true, xp.float64)
+    weight = None if sample_weight is None else _weights_ns(xp, sample_weight, n_queries, device, y_score)
+    mask = None
+    if exclude is not None:
+        mask = _bool_mask_ns(xp, to_namespace(xp, exclude, device, "exclude", y_score), score.shape, "exclude")
+    if true.ndim == 2:
+        if tuple(true.shape) != tuple(score.shape):
+            raise ValueError("`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
+                             f"Got {tuple(true.shape)} and {tuple(score.shape)} instead.")
+        rel = xp.astype(true, xp.float64)
+        if not bool(xp.all(xp.isfinite(rel))):
+            raise ValueError("`y_true` must be finite. Got NaN or infinite values instead.")
+        if bool(xp.any(rel < 0)):
+            raise ValueError(f"`y_true` must be non-negative relevance values. Got minimum {float(xp.min(rel))!r} "
+                             "instead.")
+        if mask is not None and bool(xp.any(mask & (rel > 0))):
+            raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
+                             "removes other known answers only). Got a relevant item excluded instead.")
+        return NamespaceData(xp, device, score, rel, mask, weight, nan_policy, "relevance matrix")
+    if true.ndim != 1:
+        raise ValueError("`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "
+                         f"Got shape {tuple(true.shape)} instead.")
+    if true.shape[0] != n_queries:
+        raise ValueError(f"`y_true` must hold one target per row of `y_score` ({n_queries}). Got {true.shape[0]} "
+                         "instead.")
+    if xp.isdtype(true.dtype, "real floating"):
+        if not bool(xp.all(xp.isfinite(true) & (true == xp.round(true)))):
+            raise ValueError("`y_true` must hold integer column indices in the label-index layout (or class "
+                             "labels with `labels=`). Got non-integer values instead.")
+    elif not xp.isdtype(true.dtype, "integral"):
+        raise TypeError(f"`y_true` must hold integer column indices. Got dtype {true.dtype} instead.")
+    bad = (true < 0) | (true >= n_candidates)
+    if bool(xp.any(bad)):
+        values = xp.take(true, xp.nonzero(bad)[0])
+        raise ValueError(f"`y_true` column indices must lie in [0, {n_candidates - 1}]. "
+                         f"Got {[int(values[i]) for i in range(min(5, values.shape[0]))]} instead.")
+    target = xp.astype(true, xp.int64)
+    if mask is not None:
+        own = take_entries(xp, mask, target)
+        if bool(xp.any(own)):
+            raise ValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
+                             f"{_first_rows(xp, own)} instead.")
+    own_nan = xp.isnan(take_entries(xp, score, target))
+    if bool(xp.any(own_nan)):
+        if nan_policy != "omit":
+            raise ValueError(nan_message(f"a NaN score for the true candidate of rows {_first_rows(xp, own_nan)}"))
+        raise ValueError("`y_score` must not be NaN for a query's own true candidate: nan_policy='omit' removes "
+                         "NaN-scored candidates as `exclude` does, and a query's own target cannot be removed. Got "
+                         f"a NaN true score in rows {_first_rows(xp, own_nan)} instead.")
+    return NamespaceData(xp, device, score, target, mask, weight, nan_policy, "label index")
+
+
+def take_entries(xp, matrix, column, lo=0):
+    """``matrix[lo + i, column[i]]`` for each i (rows ``lo:lo + len(column)``), a chunk of rows at a time."""
+    from ._sklearn_compat import array_device
+
+    n_columns = matrix.shape[1]
+    parts = []
+    step = max(1, NAMESPACE_CHUNK // max(n_columns, 1))
+    for start in range(0, column.shape[0], step):
+        stop = min(column.shape[0], start + step)
+        block = xp.reshape(matrix[lo + start:lo + stop, ...], (-1,))
+        index = xp.arange(stop - start, dtype=xp.int64, device=array_device(column)) * n_columns + column[start:stop]
+        parts.append(xp.take(block, index))
+    return parts[0] if len(parts) == 1 else xp.concat(parts)
+
+
+# Entries of a namespace score matrix compared at once (the label index's counts, the relevance
+# matrix's sorts): the temporaries of a chunk (a few bytes per entry) stay near 100 MB on the device.
+NAMESPACE_CHUNK = 1 << 23

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -9,7 +10,7 @@ from scipy.special import ndtri
 
 from ._registry import list_kernel, rank_kernel
 from .exceptions import UndefinedMetricWarning
-from ._expectations import (expect_hits, expect_order_reciprocal, expect_rank, expect_reciprocal, harmonic,
+from ._expectations import (_DIRECT_TERMS, _EULER_MACLAURIN, expect_hits, expect_order_reciprocal, expect_rank, expect_reciprocal, harmonic,
                             log_expect_power, symmetric_means, variance_rank)
 from ._ranks import exclusive_segment_sum, segment_starts
 
@@ -566,3 +567,390 @@ def _first_true_per_segment(mask, seg, n):
     out = np.full(n, -1, dtype=np.intp)
     out[owner[first]] = idx[first]
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Array API dispatch: the label index's metrics in the score's namespace. Each query has one
+# target, the true candidate (r = 1), after s others in a tie block of m, so every expectation
+# of ``_expectations`` has its r = 1 form, written here with the namespace's elementwise functions
+# (no scipy.special: the digamma and trigamma functions are evaluated by their recurrence and
+# asymptotic series, to a few ulps).
+# --------------------------------------------------------------------------------------------
+_EULER_GAMMA = 0.57721566490153286061
+_SHIFT = 10  # psi(y) = psi(y + 10) - sum_{j<10} 1 / (y + j); the series is used from 10 on
+
+
+def _digamma(xp, y):
+    """psi(y) for y >= 1 (Abramowitz & Stegun 6.3.18, eight Bernoulli terms: error below 1e-17)."""
+    correction = xp.zeros_like(y)
+    for j in range(_SHIFT):
+        correction = correction + 1.0 / (y + j)
+    z = y + _SHIFT
+    w = 1.0 / (z * z)
+    series = w * (1 / 12 - w * (1 / 120 - w * (1 / 252 - w * (1 / 240 - w * (1 / 132 - w * (691 / 32760
+                                                                                      - w / 12))))))
+    return xp.log(z) - 0.5 / z - series - correction
+
+
+def _trigamma(xp, y):
+    """psi'(y) for y >= 1 (Abramowitz & Stegun 6.4.12, eight Bernoulli terms)."""
+    correction = xp.zeros_like(y)
+    for j in range(_SHIFT):
+        correction = correction + 1.0 / ((y + j) * (y + j))
+    z = y + _SHIFT
+    w = 1.0 / (z * z)
+    series = (1 / 6 - w * (1 / 30 - w * (1 / 42 - w * (1 / 30 - w * (5 / 66 - w * (691 / 2730 - w * 7 / 6))))))
+    return 1.0 / z + 0.5 * w + series * w / z + correction
+
+
+def ns_harmonic(xp, x, power=1):
+    """sum_{j <= x} 1 / j**power for real x >= 0 (power 1 or 2), as ``_expectations.harmonic(2)``."""
+    if power == 1:
+        return _digamma(xp, x + 1.0) + _EULER_GAMMA
+    return math.pi ** 2 / 6 - _trigamma(xp, x + 1.0)
+
+
+def _clip(xp, x, low, high):
+    return xp.minimum(xp.maximum(x, low), high)
+
+
+def ns_expect_reciprocal(xp, s, m, k=None, power=1):
+    """E[1{s + X <= k} / (s + X)**power], X uniform on 1..m (``expect_reciprocal`` with r = 1)."""
+    t = m if k is None else _clip(xp, xp.floor(k - s), 0.0, m)
+    uniform = (ns_harmonic(xp, s + t, power) - ns_harmonic(xp, s, power)) / m
+    return xp.where(m == 1, t / (s + 1) ** power, uniform)
+
+
+def ns_expect_hits(xp, s, m, k):
+    """P(s + X <= k), X uniform on 1..m."""
+    t = _clip(xp, xp.floor(k - s), 0.0, m)
+    return xp.where(m == 1, t, t / m)
+
+
+def ns_variance_rank(m):
+    return (m + 1) * (m - 1) / 12.0  # variance_rank(m, 1)
+
+
+def _ns_power_sum_excess(xp, s, m, a):
+    """``_expectations._power_sum_excess`` (sum_{t=1}^{m} ((s + t)**a - 1)) in the namespace."""
+    total = xp.zeros_like(s)
+    for t in range(1, _DIRECT_TERMS + 1):
+        total = total + xp.where(t <= m, xp.expm1(a * xp.log(s + t)), 0.0)
+    tail = m > _DIRECT_TERMS
+    lo = s + (_DIRECT_TERMS + 1)
+    hi = xp.where(tail, s + m, lo + 1.0)  # a harmless stand-in where the tail is empty
+    log_lo, log_hi = xp.log(lo), xp.log(hi)
+    g_lo, g_hi = xp.expm1(a * log_lo), xp.expm1(a * log_hi)
+    phi_hi = xp.expm1(a * log_hi - xp.log1p(a))
+    span = hi - lo
+    integral = span * phi_hi + lo * (g_lo + 1) * xp.expm1(a * xp.log1p(span / lo)) / (1 + a)
+    value = integral + (g_lo + g_hi) / 2
+    falling = a
+    pow_lo, pow_hi = (g_lo + 1) / lo, (g_hi + 1) / hi
+    inv_lo2, inv_hi2 = 1.0 / (lo * lo), 1.0 / (hi * hi)
+    for k, coef in enumerate(_EULER_MACLAURIN, start=1):
+        value = value + coef * falling * (pow_hi - pow_lo)
+        falling = falling * (a - (2 * k - 1)) * (a - 2 * k)
+        pow_lo = pow_lo * inv_lo2
+        pow_hi = pow_hi * inv_hi2
+    return total + xp.where(tail, value, 0.0)
+
+
+def ns_log_expect_power(xp, s, m, a):
+    """log E[(s + X)**a], X uniform on 1..m (``log_expect_power`` with r = 1)."""
+    spread = xp.log1p(_ns_power_sum_excess(xp, s, m, a) / m)
+    return xp.where(m == 1, a * xp.log(s + 1), spread)
+
+
+class NamespaceRankStats:
+    """:class:`RankStats` of one target per query, in the namespace: per query (``pooled=False``:
+    each target is its own segment, of weight one) or pooled over every target (weights ``weight``).
+
+    ``s`` and ``m`` place each target (``NamespaceLabelIndex.point``), ``mid`` is its mid rank and
+    ``num_candidates`` its candidate count N (float64).
+    """
+
+    def __init__(self, xp, s, m, mid, weight, num_candidates, pooled):
+        self.xp, self.s, self.m, self.mid = xp, s, m, mid
+        self.pooled = pooled
+        self.weight = weight if pooled else xp.ones_like(s)
+        self.num_candidates = num_candidates
+        self.wsum = xp.sum(self.weight) if pooled else self.weight
+        self.count = float(s.shape[0]) if pooled else xp.ones_like(s)
+
+    def _total(self, values):
+        return self.xp.sum(values) if self.pooled else values
+
+    def _mean(self, values):
+        return self._total(self.weight * values) / self.wsum
+
+    def _var_of_mean(self, variances):
+        return self._total(self.weight ** 2 * variances) / self.wsum ** 2
+
+    def _share(self):
+        return self.weight / self.wsum
+
+    def _gmr(self):
+        return self.xp.exp(self._total(ns_log_expect_power(self.xp, self.s, self.m, self._share())))
+
+    def mean_rank(self, k):
+        return self._mean(self.s + (self.m + 1) / 2)
+
+    def reciprocal_rank(self, k):
+        return self._mean(ns_expect_reciprocal(self.xp, self.s, self.m, k=k))
+
+    def hit(self, k):
+        return self._mean(ns_expect_hits(self.xp, self.s, self.m, k))
+
+    def geometric_mean_rank(self, k):
+        return self._gmr()
+
+    def inverse_geometric_mean_rank(self, k):
+        return 1.0 / self._gmr()
+
+    def harmonic_mean_rank(self, k):
+        return 1.0 / self.reciprocal_rank(None)
+
+    def inverse_arithmetic_mean_rank(self, k):
+        return 1.0 / self.mean_rank(None)
+
+    def target_count(self, k):
+        return self.count
+
+    def median_rank(self, k):
+        return self._weighted_median(self.mid)
+
+    def inverse_median_rank(self, k):
+        return 1.0 / self._weighted_median(self.mid)
+
+    def rank_variance(self, k):
+        return self._mean((self.mid - self._mean(self.mid)) ** 2)
+
+    def rank_std(self, k):
+        return self.xp.sqrt(self.rank_variance(k))
+
+    def rank_mad(self, k):
+        med = self._weighted_median(self.mid)
+        return _MAD_SCALE * self._weighted_median(self.xp.abs(self.mid - med))
+
+    def compute(self, base, k):
+        """Per query (1-D array) or pooled (0-d array) value of the rank statistic ``base``."""
+        name = rank_kernel(base)
+        if name == "adjusted":
+            return self._adjusted(base, k)
+        return getattr(self, name)(k)
+
+    def _weighted_median(self, values):
+        # RankStats._weighted_median with one segment: the mean of the values where the cumulative
+        # weight (in increasing order of value, ties in input order) first reaches half and first
+        # exceeds half; the cumulative weight never decreases, so "first" is a count.
+        if not self.pooled:
+            return values
+        xp = self.xp
+        order = xp.argsort(values, stable=True)
+        v, w = xp.take(values, order), xp.take(self.weight, order)
+        cw = xp.cumulative_sum(w)
+        half = self.wsum / 2
+        n = values.shape[0]
+        lo = int(xp.count_nonzero(~(cw >= half * (1 - 1e-12))))
+        hi = int(xp.count_nonzero(~(cw > half * (1 + 1e-12))))
+        if lo >= n:
+            return xp.asarray(float("nan"), dtype=xp.float64)
+        hi = lo if hi >= n else hi
+        return (v[lo] + v[hi]) / 2
+
+    def _random_moments(self, base, k):
+        xp, n = self.xp, self.num_candidates
+        zero = xp.zeros_like(n)
+        if base == "mr":
+            return self._mean((n + 1) / 2), self._var_of_mean(ns_variance_rank(n))
+        if base == "mrr":
+            e1 = ns_expect_reciprocal(xp, zero, n)
+            e2 = ns_expect_reciprocal(xp, zero, n, power=2)
+            return self._mean(e1), self._var_of_mean(xp.maximum(e2 - e1 ** 2, 0.0))
+        if base == "hits":
+            p = ns_expect_hits(xp, zero, n, k)
+            return self._mean(p), self._var_of_mean(p * (1 - p))
+        a = self._share()  # gmr
+        log_first = ns_log_expect_power(xp, zero, n, a)
+        log_second = ns_log_expect_power(xp, zero, n, 2 * a)
+        e = xp.exp(self._total(log_first))
+        spread = self._total(log_second - 2 * log_first)
+        return e, xp.maximum(e * e * xp.expm1(spread), 0.0)
+
+    def _adjusted(self, base, k):
+        xp = self.xp
+        if base in ("amr", "amri", "zmr"):
+            stat, ref = self.mean_rank(None), "mr"
+        elif base in ("amrr", "zmrr"):
+            stat, ref = self.reciprocal_rank(None), "mrr"
+        elif base in ("agmri", "zgmr"):
+            stat, ref = self.geometric_mean_rank(None), "gmr"
+        else:
+            stat, ref = self.hit(k), "hits"
+        e, var = self._random_moments(ref, k)
+        if base == "amr":
+            num, den = stat, e
+        elif base in ("amri", "agmri"):
+            num, den = e - stat, e - 1
+        elif base in ("amrr", "ahits"):
+            num, den = stat - e, 1 - e
+        else:
+            sign = -1.0 if ref in ("mr", "gmr") else 1.0
+            num, den = sign * (stat - e), xp.sqrt(var)
+        # x / 0 is +-inf or NaN in every namespace: undefined, as in RankStats._adjusted (the errstate
+        # silences the namespaces that compute with NumPy, such as array-api-strict)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = num / den + 0.0
+        undefined = ~xp.isfinite(out)
+        if bool(xp.any(undefined)):
+            name = base if k is None else f"{base}@{k}"
+            warnings.warn(f"{name} is undefined where {self._degenerate_cause(undefined, k)}, since a random "
+                          "ranking then scores the best value; it is reported as NaN there.",
+                          UndefinedMetricWarning, stacklevel=4)
+            out = xp.where(undefined, xp.asarray(float("nan"), dtype=xp.float64), out)
+        return out
+
+    def _degenerate_cause(self, undefined, k):
+        xp = self.xp
+        possible = self.num_candidates  # one relevant candidate: N possible ranks
+        spread_target = (possible > 1) & (self.weight > 0)
+        spread = xp.any(spread_target) if self.pooled else spread_target
+        causes = []
+        if bool(xp.any(undefined & ~spread)):
+            causes.append("every target has a single possible rank (one candidate)")
+        if bool(xp.any(undefined & spread)) and k is None:
+            causes.append("the random baseline has no measurable spread")
+        elif bool(xp.any(undefined & spread)):
+            weighted = (self.weight > 0) & undefined
+            most = int(xp.max(xp.where(weighted, possible, 0.0)))
+            causes.append(f"k={k} is at least the number of candidates of every target (at most {most} "
+                          "possible ranks)")
+        return " and where ".join(causes)
+
+
+class NamespaceListKernels:
+    """:class:`ListKernels` of the label index in the namespace: one relevant candidate of gain 1 per
+    query, after ``s`` others in a tie block of ``size`` among ``num_candidates``, so each list metric
+    is an elementwise function of them (``_in_top``, ``_ap_sum``, ``_dcg``, ... with r = 1)."""
+
+    def __init__(self, xp, s, size, num_candidates, ap_denominator="relevant"):
+        self.xp, self.s, self.size, self.n = xp, s, size, num_candidates
+        self.ap_denominator = ap_denominator
+
+    def _in_top(self, k):
+        if k is None:
+            return self.size
+        return _clip(self.xp, self.xp.floor(min(float(k), 2.0 ** 62) - self.s), 0.0, self.size)
+
+    def hits_count(self, k):
+        return self._in_top(k) / self.size
+
+    def reciprocal_rank(self, k):
+        return ns_expect_reciprocal(self.xp, self.s, self.size, k=k)
+
+    def hit(self, k):
+        return ns_expect_hits(self.xp, self.s, self.size, k)
+
+    def precision(self, k):
+        return self.hits_count(k) / k
+
+    def recall(self, k):
+        return self.hits_count(k)
+
+    def relevant_retrieved(self, k):
+        return self.hits_count(k)
+
+    def f1(self, k):
+        return 2 * self.hits_count(k) / (k + 1.0)
+
+    def r_precision(self, k):
+        return self.hits_count(1)
+
+    def average_precision(self, k):
+        # _ap_sum with one relevant item: (H(s + t) - H(s)) / m, 1 / (s + 1) for a point
+        xp, s, m = self.xp, self.s, self.size
+        t = self._in_top(k)
+        value = xp.where(m > 1, (ns_harmonic(xp, s + t) - ns_harmonic(xp, s)) / m,
+                         xp.where(t > 0, 1.0 / (s + 1), 0.0))
+        if self.ap_denominator != "retrieved":
+            return value  # one relevant item: min(k, 1) = 1
+        uncertain = (t > 0) & (t < m)
+        if bool(xp.any(uncertain)):
+            raise ValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
+                             "which depends on the order of tied candidates across the cut-off; its expectation "
+                             "over tie orders has no closed form here. Choose ties='ordinal', 'optimistic' or "
+                             f"'pessimistic'. Got ties='expected' with {int(xp.count_nonzero(uncertain))} such "
+                             "tie blocks instead.")
+        retrieved = self.hits_count(k)
+        return xp.where(retrieved > 0, value / xp.where(retrieved > 0, retrieved, 1.0), 0.0)
+
+    def dcg(self, k):
+        # _dcg with gain 1: 1 / log2(s + 2) for a point, (D(s + t) - D(s)) / m over a tie block
+        xp, s, m = self.xp, self.s, self.size
+        t = self._in_top(k)
+        point = xp.where(t > 0, 1.0 / xp.log2(s + 2), 0.0)
+        if not bool(xp.any(m > 1)):
+            return point
+        top = int(xp.max(xp.where(m > 1, s + t, 0.0)))
+        positions = xp.arange(2, top + 2, dtype=xp.float64, device=_device(s))
+        table = xp.concat([xp.zeros(1, dtype=xp.float64, device=_device(s)),
+                           xp.cumulative_sum(1.0 / xp.log2(positions))])
+        start = xp.astype(xp.where(m > 1, s, 0.0), xp.int64)
+        end = xp.astype(xp.where(m > 1, s + t, 0.0), xp.int64)
+        return xp.where(m > 1, (xp.take(table, end) - xp.take(table, start)) / m, point)
+
+    def ndcg(self, k):
+        return self.dcg(k)  # the ideal list holds the one relevant item first: IDCG = 1
+
+    def auc(self, k):
+        xp = self.xp
+        n_nonrel = self.n - 1
+        correct = n_nonrel - self.s - (self.size - 1) / 2
+        return xp.where(n_nonrel > 0, correct / xp.where(n_nonrel > 0, n_nonrel, 1.0), float("nan"))
+
+    def bpref(self, k):
+        # ListKernels.bpref with R = 1 and N = num_candidates - 1 judged non-relevant candidates
+        xp = self.xp
+        before, tied = self.s, self.size - 1
+        d = xp.minimum(self.n - 1, 1.0)
+
+        def total(count):  # sum of min(t, 1) over t = 0..count, for count >= -1
+            return xp.where(count <= 1, count * (count + 1) / 2, 1.0 + (count - 1))
+
+        mean_min = xp.where(tied > 0, (total(before + tied) - total(before - 1)) / (tied + 1),
+                            xp.minimum(before, 1.0))
+        share = xp.where(d > 0, mean_min / xp.where(d > 0, d, 1.0), 0.0)
+        return 1.0 - share
+
+    def rbp(self, k, p):
+        log_p = math.log(p)
+        return self.xp.exp(self.s * log_p) * -self.xp.expm1(self.size * log_p) / self.size
+
+    def err(self, k, max_grade=None):
+        # one item of grade 1: it stops the cascade with chance (2 - 1) / 2**top, at 1 / its rank
+        xp = self.xp
+        top = 1.0 if max_grade is None else float(max_grade)
+        if max_grade is not None and 1.0 > max_grade:
+            raise ValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
+                             f"{max_grade:g}. Got grade 1.0 instead.")
+        go_on = 2.0 ** -top + (1.0 - 2.0 ** (1.0 - top))
+        s, m = self.s, self.size
+        k_value = math.inf if k is None else float(k)
+        point = xp.where(s + 1 <= k_value, 1.0 / (s + 1), 0.0)
+        last = xp.maximum(xp.floor(xp.minimum(xp.full_like(s, k_value), s + m)), s)
+        uniform = (ns_harmonic(xp, last) - ns_harmonic(xp, s)) / m
+        return (1.0 - go_on) * xp.where(m == 1, point, uniform)
+
+    def judged(self, k):
+        return self.xp.minimum(self.n, float(k)) / k
+
+    def compute(self, base, k, param=None):
+        method = getattr(self, list_kernel(base))
+        return method(k) if base not in ("rbp", "err") else method(k, param)
+
+
+def _device(x):
+    from ._sklearn_compat import array_device
+
+    return array_device(x)

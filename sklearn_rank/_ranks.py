@@ -106,11 +106,17 @@ class Ranks:
     qid: np.ndarray
 
     def __len__(self):
-        return len(self.optimistic)
+        return int(self.optimistic.shape[0])
 
     def __repr__(self):
-        return (f"Ranks(n_targets={len(self)}, n_queries={len(self.qid)}, "
-                f"mean realistic rank={np.mean(self.realistic) if len(self) else float('nan'):.4g})")
+        if isinstance(self.realistic, np.ndarray) or not len(self):
+            mean = float(np.mean(self.realistic)) if len(self) else float("nan")
+        else:  # ranks of another array library (Array API dispatch): its own mean
+            from ._inputs import _compat_namespace
+
+            mean = float(_compat_namespace(self.realistic).mean(self.realistic))
+        return (f"Ranks(n_targets={len(self)}, n_queries={int(self.qid.shape[0])}, "
+                f"mean realistic rank={mean:.4g})")
 
 
 def relevance_masks(rel, relevance_level, gain):
@@ -716,3 +722,219 @@ class LabelIndexStructure:
         ordinal = self.greater + self.equal_before + 1.0 if self.stable else np.full(n_q, np.nan)
         return _make_ranks(self.greater.astype(np.float64), self.equal + 1.0, ones, ordinal,
                            self.n_candidates.astype(np.float64), ones, np.arange(n_q), self.data.qid)
+
+
+# --------------------------------------------------------------------------------------------
+# Array API dispatch: the matrix layouts counted and sorted in the input's namespace.
+# --------------------------------------------------------------------------------------------
+class NamespaceLabelIndex:
+    """The label-index counts of :class:`LabelIndexStructure`, taken in the score's namespace.
+
+    For each row, the candidates above and level with the true one (and level with it but earlier
+    in the row, for the ordinal policy), among the candidates ``exclude`` keeps: comparisons of a
+    chunk of whole rows at a time (``NAMESPACE_CHUNK`` entries), so that the temporaries stay bounded
+    on the device whatever the matrix size; only per-row counts are kept. NaN-scored candidates that
+    no mask removes are an error, or removed under ``nan_policy="omit"`` (a NaN compares neither
+    above nor level); a row's sum is finite exactly when it holds neither NaN nor infinity, so
+    only a matrix with a non-finite sum is read a second time.
+    """
+
+    def __init__(self, data, stable=True):
+        from ._inputs import NAMESPACE_CHUNK, take_entries
+
+        xp, score, target, mask = data.xp, data.score, data.true, data.exclude
+        self.xp, self.data, self.stable = xp, data, stable
+        n_q, n_c = score.shape
+        step = max(1, NAMESPACE_CHUNK // n_c)
+        columns = xp.arange(n_c, dtype=xp.int64, device=data.device)
+        greater, equal, before, kept, sums = [], [], [], [], []
+        for lo in range(0, n_q, step):
+            hi = min(n_q, lo + step)
+            block = score[lo:hi, ...]
+            true = take_entries(xp, score, target[lo:hi], lo)[:, None]
+            above = block > true
+            level = block == true
+            if mask is not None:
+                keep = ~mask[lo:hi, ...]
+                above = above & keep
+                level = level & keep
+                kept.append(xp.count_nonzero(keep, axis=1))
+            greater.append(xp.count_nonzero(above, axis=1))
+            equal.append(xp.count_nonzero(level, axis=1))
+            if stable:
+                before.append(xp.count_nonzero(level & (columns < target[lo:hi, None]), axis=1))
+            sums.append(xp.sum(block, axis=1))
+            del above, level, block
+        join = (lambda parts: xp.astype(parts[0] if len(parts) == 1 else xp.concat(parts), xp.int64))
+        self.greater = join(greater)
+        self.equal = join(equal) - 1  # the true candidate ties with itself
+        self.equal_before = join(before) if stable else None
+        self.n_candidates = join(kept) if mask is not None else xp.full(n_q, n_c, dtype=xp.int64,
+                                                                            device=data.device)
+        row_sums = xp.concat(sums) if len(sums) > 1 else sums[0]
+        if not bool(xp.all(xp.isfinite(row_sums))):
+            self.n_candidates = self.n_candidates - self._nan_counts(step)
+
+    def _nan_counts(self, step):
+        """NaN-scored candidates that no mask removes, per row (an error under nan_policy="raise")."""
+        from ._inputs import nan_message
+
+        xp, data = self.xp, self.data
+        counts = []
+        for lo in range(0, data.n_queries, step):
+            hi = min(data.n_queries, lo + step)
+            nan = xp.isnan(data.score[lo:hi, ...])
+            if data.exclude is not None:
+                nan = nan & ~data.exclude[lo:hi, ...]
+            per_row = xp.astype(xp.count_nonzero(nan, axis=1), xp.int64)
+            if data.nan_policy != "omit" and bool(xp.any(per_row > 0)):
+                row = lo + int(xp.nonzero(per_row > 0)[0][0])
+                raise ValueError(nan_message(f"a NaN score in row {row}"))
+            counts.append(per_row)
+        return counts[0] if len(counts) == 1 else xp.concat(counts)
+
+    def point(self, ties):
+        """(s, m): the true candidate after ``s`` others, in a tie block of ``m`` (float64; m = 1 but
+        under ``ties="expected"``, where it is the row's tie block with the true candidate)."""
+        xp = self.xp
+        s = xp.astype(self.greater, xp.float64)
+        ones = xp.ones_like(s)
+        if ties == "expected":
+            return s, xp.astype(self.equal, xp.float64) + 1.0
+        if ties == "pessimistic":
+            s = s + xp.astype(self.equal, xp.float64)
+        elif ties == "realistic":
+            s = s + xp.astype(self.equal, xp.float64) / 2
+        elif ties == "ordinal":
+            if not self.stable:
+                raise RuntimeError("the ordinal policy needs a structure built with stable=True")
+            s = s + xp.astype(self.equal_before, xp.float64)
+        return s, ones
+
+    def ranks(self, targets):
+        xp, n_q = self.xp, self.data.n_queries
+        s = xp.astype(self.greater, xp.float64)
+        m = xp.astype(self.equal, xp.float64) + 1.0
+        ones = xp.ones(n_q, dtype=xp.int64, device=self.data.device)
+        ordinal = (s + xp.astype(self.equal_before, xp.float64) + 1.0 if self.stable
+                   else xp.full(n_q, float("nan"), dtype=xp.float64, device=self.data.device))
+        return _namespace_ranks(xp, s, m, xp.ones_like(s), ordinal, self.n_candidates, ones,
+                                xp.arange(n_q, dtype=xp.int64, device=self.data.device), self.data.qid)
+
+
+def _namespace_ranks(xp, s, m, r, ordinal, n_cand, num_relevant, query, qid):
+    """:func:`_make_ranks` for namespace arrays (float64 ranks, int64 counts)."""
+    optimistic = s + 1
+    pessimistic = s + m - r + 1
+    return Ranks(optimistic=optimistic, pessimistic=pessimistic, realistic=(optimistic + pessimistic) / 2,
+                 ordinal=ordinal, expected=s + (m + 1) / (r + 1), num_candidates=xp.astype(n_cand, xp.int64),
+                 tied_targets=xp.astype(r, xp.int64), num_relevant=xp.astype(num_relevant, xp.int64),
+                 query=query, qid=qid)
+
+
+class NamespaceMatrix:
+    """The ranks of a relevance matrix's targets, in the score's namespace (``compute_ranks``).
+
+    Each chunk of whole rows is sorted row by row by decreasing score (ties in input order), the
+    removed candidates (``exclude``, NaN under ``nan_policy="omit"``) moved behind the kept ones
+    by a second, stable sort. A tie block starts where the score changes; the start of each
+    position's block is looked up among the compacted block starts, and counts of relevant
+    candidates before and inside a block are differences of a row's cumulative count. The same
+    quantities as :class:`GroupedStructure`'s blocks, laid out as a matrix: no segment reduction.
+    Metrics of this layout are computed with NumPy only (an error under dispatch).
+    """
+
+    def __init__(self, data, relevance_level, gain, stable=True, ties=None, targets=None, families=("rank",)):
+        self.xp, self.data, self.relevance_level = data.xp, data, relevance_level
+
+    def report(self, evaluation):
+        raise TypeError("Under array_api_dispatch, the metrics of the relevance-matrix layout (2-D `y_true`) are "
+                        "computed with NumPy only (compute_ranks runs in the namespace); pass NumPy arrays (for "
+                        "a tensor: `.cpu().numpy()`), or the label-index layout. Got a 2-D `y_true` with "
+                        f"`y_score` of type {type(self.data.score).__name__} instead.")
+
+    def ranks(self, targets):
+        from ._inputs import NAMESPACE_CHUNK, nan_message
+
+        xp, data = self.xp, self.data
+        n_q, n_c = data.score.shape
+        step = max(1, NAMESPACE_CHUNK // (4 * n_c))
+        columns = {}
+        for lo in range(0, n_q, step):
+            hi = min(n_q, lo + step)
+            score = data.score[lo:hi, ...]
+            rel = data.true[lo:hi, ...]
+            is_rel = rel >= self.relevance_level if self.relevance_level is not None else rel > 0
+            drop = xp.isnan(score)
+            if data.exclude is not None:
+                drop = drop & ~data.exclude[lo:hi, ...]
+            if bool(xp.any(drop)):
+                if data.nan_policy != "omit":
+                    row = lo + int(xp.nonzero(xp.any(drop, axis=1))[0][0])
+                    raise ValueError(nan_message(f"a NaN score in row {row}"))
+                if bool(xp.any(drop & is_rel)):
+                    raise ValueError("`y_score` must not be NaN for a query's own relevant candidate: "
+                                     "nan_policy='omit' removes NaN-scored candidates as `exclude` does. Got a NaN "
+                                     "score for a relevant item instead.")
+            if data.exclude is not None:
+                drop = drop | data.exclude[lo:hi, ...]
+            part = self._chunk(score, is_rel, drop, targets, lo)
+            for name, value in part.items():
+                columns.setdefault(name, []).append(value)
+        joined = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in columns.items()}
+        return _namespace_ranks(xp, joined["s"], joined["m"], joined["r"], joined["ordinal"], joined["n_cand"],
+                                joined["num_relevant"], joined["query"], data.qid)
+
+    def _chunk(self, score, is_rel, drop, targets, lo):
+        xp = self.xp
+        h, n_c = score.shape
+        device = self.data.device
+        order = xp.argsort(-score, axis=1, stable=True)
+        behind = xp.argsort(xp.astype(xp.take_along_axis(drop, order, axis=1), xp.int8), axis=1, stable=True)
+        order = xp.take_along_axis(order, behind, axis=1)
+        sc = xp.take_along_axis(score, order, axis=1)
+        rel = xp.astype(xp.take_along_axis(is_rel, order, axis=1), xp.int64)
+        n_keep = xp.astype(xp.count_nonzero(~drop, axis=1), xp.int64)
+        position = xp.arange(n_c, dtype=xp.int64, device=device)[None, :]
+        new = xp.concat([xp.ones((h, 1), dtype=xp.bool, device=device), sc[:, 1:] != sc[:, :-1]], axis=1)
+        new = new | (position == n_keep[:, None])  # the removed candidates are a block of their own
+        block = xp.cumulative_sum(xp.astype(new, xp.int64), axis=1) - 1
+        starts = xp.argsort(xp.astype(~new, xp.int8), axis=1, stable=True)  # block starts first, in order
+        n_blocks = xp.count_nonzero(new, axis=1)[:, None]
+        start = xp.take_along_axis(starts, block, axis=1)
+        following = xp.minimum(block + 1, n_c - 1)
+        end = xp.where(block + 1 < n_blocks, xp.take_along_axis(starts, following, axis=1), n_c)
+        cum_rel = xp.concat([xp.zeros((h, 1), dtype=xp.int64, device=device),
+                             xp.cumulative_sum(rel, axis=1)], axis=1)  # cum_rel[:, j]: relevant before j
+        rel_before_block = xp.take_along_axis(cum_rel, start, axis=1)
+        rel_in_block = xp.take_along_axis(cum_rel, end, axis=1) - rel_before_block
+        n_rel = cum_rel[:, n_c]
+        rows = xp.arange(h, dtype=xp.int64, device=device)
+        to_float = (lambda x: xp.astype(x, xp.float64))
+        if targets == "all":
+            # each relevant candidate against the non-relevant ones: its block without the relevant ones
+            flat = xp.reshape(rel > 0, (-1,))
+            at = xp.nonzero(flat)[0]
+            pick = (lambda x: xp.take(xp.reshape(x, (-1,)), at))
+            s = pick(start - rel_before_block)
+            m = pick((end - start) - rel_in_block) + 1
+            ordinal = pick(position - cum_rel[:, :n_c]) + 1
+            query = at // n_c
+            n_cand = xp.take(n_keep - n_rel + 1, query)
+            ones = xp.ones(at.shape[0], dtype=xp.float64, device=device)
+            return dict(s=to_float(s), m=to_float(m), r=ones, ordinal=to_float(ordinal), n_cand=n_cand,
+                        num_relevant=ones, query=query + lo)
+        # "first": the tie block of each query's best-ranked relevant candidate
+        has = n_rel > 0
+        first = xp.argmax(rel, axis=1)[:, None]  # the first relevant position (ties in input order)
+        kept_rows = xp.nonzero(has)[0]
+
+        def at_first(x):
+            return xp.take(xp.take_along_axis(x, first, axis=1)[:, 0], kept_rows)
+
+        s = at_first(start)
+        m = at_first(end - start)
+        r = at_first(rel_in_block)
+        return dict(s=to_float(s), m=to_float(m), r=to_float(r), ordinal=to_float(xp.take(first[:, 0], kept_rows)) + 1.0,
+                    n_cand=xp.take(n_keep, kept_rows), num_relevant=xp.take(n_rel, kept_rows),
+                    query=xp.take(rows, kept_rows) + lo)

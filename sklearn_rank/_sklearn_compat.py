@@ -18,6 +18,10 @@ What each scikit-learn version needs:
   in 1.4 and 1.5.
 - A pipeline's last step: the private property ``Pipeline._final_estimator`` (all versions), read
   with ``getattr`` from whatever estimator a scorer is given.
+- Array API dispatch (all versions): whether ``sklearn.get_config()["array_api_dispatch"]`` is on,
+  and the namespace of an array under it (:func:`array_namespace`) through ``array_api_compat``:
+  the installed package (which scikit-learn 1.4 and 1.5 require for dispatch), else the copy
+  scikit-learn vendors from 1.6 on (``sklearn.externals.array_api_compat``).
 - Metadata routing of a scorer: the private base ``_MetadataRequester`` and its hook
   ``_get_metadata_request`` (all versions); ``_accept_sample_weight``, read by
   ``_MultimetricScorer`` and the searches when routing is off (1.7 on); ``_routing_repr``, the
@@ -41,8 +45,8 @@ try:  # scikit-learn >= 1.6
 except ImportError:  # pragma: no cover - scikit-learn 1.4 and 1.5
     _validate_data = None
 
-__all__ = ["FINAL_ESTIMATOR", "SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester", "check_features",
-           "safe_indexing"]
+__all__ = ["FINAL_ESTIMATOR", "SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester", "array_device",
+           "array_namespace", "check_features", "is_namespace_array", "namespace_of", "safe_indexing"]
 
 # scikit-learn >= 1.6: tags are dataclasses built by __sklearn_tags__; before, dictionaries (_more_tags).
 SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
@@ -53,6 +57,52 @@ safe_indexing = _safe_indexing
 
 # The attribute holding a pipeline's last step ("passthrough" when there is none); scikit-learn 1.4 to 1.9.
 FINAL_ESTIMATOR = "_final_estimator"
+
+
+def _array_api_compat():
+    """The ``array_api_compat`` module: the installed one, else scikit-learn's vendored copy (>= 1.6)."""
+    try:
+        import array_api_compat
+    except ImportError:  # pragma: no cover - depends on the environment
+        try:
+            from sklearn.externals import array_api_compat
+        except ImportError:
+            return None
+    return array_api_compat
+
+
+def array_namespace(y_score):
+    """The Array API namespace to compute in, or None for the NumPy path.
+
+    A namespace is returned only when scikit-learn's ``array_api_dispatch`` is on and ``y_score`` is
+    an array of another library than NumPy (torch, CuPy, array-api-strict, ...): NumPy arrays,
+    lists, sparse matrices and DataFrames take the NumPy path, under dispatch or not. The namespace
+    is ``array_api_compat``'s wrapper (``array_api_compat.torch`` for a tensor).
+    """
+    from sklearn import get_config
+
+    if not get_config().get("array_api_dispatch", False):
+        return None
+    compat = _array_api_compat()
+    if compat is None or not compat.is_array_api_obj(y_score) or compat.is_numpy_array(y_score):
+        return None
+    return compat.array_namespace(y_score)
+
+
+def namespace_of(*arrays):
+    """``array_api_compat.array_namespace``: the one namespace of ``arrays`` (a TypeError if they mix)."""
+    return _array_api_compat().array_namespace(*arrays)
+
+
+def array_device(x):
+    """The device of a namespace array (``array_api_compat.device``)."""
+    return _array_api_compat().device(x)
+
+
+def is_namespace_array(x):
+    """Whether ``x`` is an array of an Array API library other than NumPy."""
+    compat = _array_api_compat()
+    return compat is not None and compat.is_array_api_obj(x) and not compat.is_numpy_array(x)
 
 
 def check_features(estimator, X, *, reset):

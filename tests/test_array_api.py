@@ -1,0 +1,267 @@
+"""Array API dispatch: the matrix layouts computed in the input's namespace (array-api-strict, torch).
+
+Oracle: the NumPy path of the same engine on the same data (``np.asarray`` of the inputs, dispatch
+off), which the rest of the suite checks against brute force and peers. Every tie policy, with and
+without an ``exclude`` mask, on integer-valued scores (ties in most rows).
+"""
+
+import contextlib
+import doctest
+import pathlib
+import re
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn
+
+import sklearn_rank as sr
+from sklearn_rank import compute_ranks, evaluate, metric_names
+
+DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+TIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
+RANK_METRICS = ["mr", "mrr", "hits@1", "hits@3", "gmr", "igmr", "hmr", "iamr", "median_rank", "inverse_median_rank",
+                "rank_std", "rank_var", "rank_mad", "count", "amr", "amri", "agmri", "amrr", "ahits@3", "zmr", "zmrr",
+                "zgmr", "zhits@3"]
+LIST_METRICS = ["mrr", "mrr@3", "hits@3", "map", "map@2", "ndcg", "ndcg@3", "dcg@3", "p@3", "r@3", "f1@3", "rprec", "auc",
+                "bpref", "rbp", "err", "err@3", "judged@3", "numrelret@3"]
+
+
+def _namespaces():
+    out = []
+    try:
+        import array_api_strict
+
+        out.append(pytest.param(array_api_strict, id="array_api_strict"))
+    except ImportError:  # pragma: no cover - the test extra installs it
+        out.append(pytest.param(None, id="array_api_strict",
+                                marks=pytest.mark.skip(reason="array-api-strict is not installed")))
+    try:
+        import array_api_compat.torch as torch_namespace
+
+        out.append(pytest.param(torch_namespace, id="torch"))
+    except ImportError:
+        out.append(pytest.param(None, id="torch", marks=pytest.mark.skip(reason="torch is not installed")))
+    return out
+
+
+NAMESPACES = _namespaces()
+
+
+@pytest.fixture
+def dispatch(monkeypatch):
+    """scikit-learn's array_api_dispatch on for the test (scikit-learn >= 1.6 asks for SCIPY_ARRAY_API=1;
+    sklearn-rank does not use SciPy under dispatch, so setting it after SciPy's import is enough)."""
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")
+    try:
+        context = sklearn.config_context(array_api_dispatch=True)
+        context.__enter__()
+    except (ImportError, RuntimeError) as exc:  # pragma: no cover - depends on the environment
+        pytest.skip(f"scikit-learn cannot turn array_api_dispatch on here: {exc}")
+    yield
+    context.__exit__(None, None, None)
+
+
+def _label_index_data(seed, dtype=np.float64, n_queries=40, n_candidates=13):
+    rng = np.random.default_rng(seed)
+    score = rng.integers(0, 6, size=(n_queries, n_candidates)).astype(dtype)  # ties in most rows
+    target = rng.integers(0, n_candidates, size=n_queries)
+    mask = rng.random((n_queries, n_candidates)) < 0.25
+    mask[np.arange(n_queries), target] = False
+    mask[0] = True  # a row left with its target alone: N = 1 (AUC undefined there, adjusted baselines degenerate)
+    mask[0, target[0]] = False
+    return score, target, mask
+
+
+def _close(got, expected, rtol=1e-12):
+    got, expected = np.asarray(got, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol, equal_nan=True)
+
+
+def _as_numpy(xp, x):
+    """A namespace array's values, for comparing with the oracle (never passed to the engine)."""
+    if hasattr(x, "cpu"):
+        return x.cpu().numpy()
+    return np.asarray(x)
+
+
+def _evaluate_both(xp, y_true, score, metrics, **kwargs):
+    """The NumPy path's report (dispatch off), then the namespace's (dispatch on)."""
+    with sklearn.config_context(array_api_dispatch=False), warnings.catch_warnings(record=True) as expected_warnings:
+        warnings.simplefilter("always")
+        expected = evaluate(y_true, score, metrics=metrics, **kwargs)
+    ns_kwargs = {name: (xp.asarray(value) if isinstance(value, np.ndarray) else value)
+                 for name, value in kwargs.items()}
+    with warnings.catch_warnings(record=True) as got_warnings:
+        warnings.simplefilter("always")
+        got = evaluate(xp.asarray(y_true), xp.asarray(score), metrics=metrics, **ns_kwargs)
+    assert sorted({type(w.message) for w in got_warnings}, key=str) == sorted(
+        {type(w.message) for w in expected_warnings}, key=str)
+    return expected, got
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_label_index_metrics_equal_numpy_path(dispatch, xp, ties, masked, dtype):
+    score, target, mask = _label_index_data(1, dtype)
+    kwargs = dict(ties=ties, exclude=mask if masked else None)
+    for targets, metrics in (("first", LIST_METRICS), ("all", RANK_METRICS)):
+        expected, got = _evaluate_both(xp, target, score, metrics, targets=targets, **kwargs)
+        # float32 scores compare in float32 in both paths: the same counts, so the same float64 values
+        for name in metrics:
+            assert isinstance(got.summary[name], float)
+            _close(got.summary[name], expected.summary[name])
+            _close(_as_numpy(xp, got.per_query[name]), expected.per_query[name])
+        assert got.n_queries == expected.n_queries and got.n_skipped == expected.n_skipped == 0
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", TIES)
+def test_label_index_weights_nan_and_metric_functions(dispatch, xp, ties):
+    score, target, mask = _label_index_data(2, n_queries=30)
+    for row, shift, value in ((3, 1, np.nan), (5, 2, np.inf)):  # NaN: removed under "omit"; inf: a score
+        score[row, (target[row] + shift) % score.shape[1]] = value
+        mask[row, (target[row] + shift) % score.shape[1]] = False
+    weight = np.random.default_rng(3).random(30)
+    metrics = ["mrr", "gmr", "median_rank", "rank_mad", "zgmr", "amri", "hits@3", "ndcg@5"]
+    expected, got = _evaluate_both(xp, target, score, metrics, ties=ties, exclude=mask, sample_weight=weight,
+                                   nan_policy="omit")
+    for name in metrics:
+        _close(got.summary[name], expected.summary[name])
+    with sklearn.config_context(array_api_dispatch=False):
+        reference = sr.mean_reciprocal_rank(target, score, ties=ties, exclude=mask, nan_policy="omit")
+    value = sr.mean_reciprocal_rank(xp.asarray(target), xp.asarray(score), ties=ties, exclude=xp.asarray(mask),
+                                    nan_policy="omit")
+    assert isinstance(value, float)
+    _close(value, reference)
+    with pytest.raises(ValueError, match="must not hold NaN.*Got a NaN score in row 3 instead"):
+        evaluate(xp.asarray(target), xp.asarray(score), metrics="mrr", exclude=xp.asarray(mask))
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("targets", ["first", "all"])
+@pytest.mark.parametrize("layout", ["label index", "relevance matrix"])
+def test_compute_ranks_in_namespace(dispatch, xp, targets, layout):
+    score, target, mask = _label_index_data(4)
+    if layout == "label index":
+        y_true = target
+    else:
+        rng = np.random.default_rng(5)
+        y_true = (rng.random(score.shape) < 0.3) * rng.integers(1, 3, size=score.shape)
+        y_true[7] = 0  # a query without a relevant item: no target
+        mask &= y_true == 0
+        score[2, np.flatnonzero(y_true[2] == 0)[:1]] = np.nan  # removed under "omit"
+    for exclude in (None, mask):
+        with sklearn.config_context(array_api_dispatch=False):
+            expected = compute_ranks(y_true, score, exclude=exclude, targets=targets, nan_policy="omit")
+        got = compute_ranks(xp.asarray(y_true), xp.asarray(score), targets=targets, nan_policy="omit",
+                            exclude=None if exclude is None else xp.asarray(exclude))
+        reference = xp.asarray(score)
+        for field in ("optimistic", "pessimistic", "realistic", "ordinal", "expected", "num_candidates",
+                      "tied_targets", "num_relevant", "query"):
+            value = getattr(got, field)
+            # the ranks are arrays of the input's namespace, on its device
+            assert type(value) is type(reference)
+            assert sr._sklearn_compat.array_device(value) == sr._sklearn_compat.array_device(reference)
+            _close(_as_numpy(xp, value), getattr(expected, field))
+        assert len(got) == len(expected) and repr(got) == repr(expected)
+
+
+def test_no_conversion_to_numpy(dispatch, monkeypatch):
+    """array-api-strict input never goes through NumPy: its conversions to NumPy raise here."""
+    xp = pytest.importorskip("array_api_strict")
+    score, target, mask = _label_index_data(6)
+    rel = (score > 3).astype(np.float64)
+    y_score, y_target, y_mask, y_rel = (xp.asarray(a) for a in (score, target, mask, rel))
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("an array-api-strict array was converted to NumPy")
+
+    array_type = type(y_score)
+    for name in ("__array__", "__buffer__", "__dlpack__"):
+        if hasattr(array_type, name):
+            monkeypatch.setattr(array_type, name, refuse)
+    with pytest.raises(AssertionError, match="converted to NumPy"):
+        np.asarray(y_score)  # the patch is in force
+    with pytest.warns(sr.exceptions.UndefinedMetricWarning, match="'auc' is undefined for 1 queries"):
+        report = evaluate(y_target, y_score, metrics=LIST_METRICS + RANK_METRICS[:5], exclude=y_mask,
+                          ties="ordinal")
+    assert all(isinstance(value, float) for value in report.summary.values())
+    assert all(type(values) is array_type for values in report.per_query.values())
+    assert sr.hits_at_k(y_target, y_score, k=3, exclude=y_mask, ties="ordinal") == report.summary["hits@3"]
+    for targets in ("first", "all"):
+        assert type(compute_ranks(y_target, y_score, exclude=y_mask, targets=targets).realistic) is array_type
+        assert type(compute_ranks(y_rel, y_score, targets=targets).expected) is array_type
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+def test_numpy_only_parts_raise_under_dispatch(dispatch, xp):
+    score, target, mask = _label_index_data(7)
+    y_score = xp.asarray(score)
+    rows = np.repeat(np.arange(3), 4)
+    cases = [
+        (TypeError, "grouped-rows layout.*NumPy only", dict(y_true=xp.asarray(score[0] > 3), y_score=y_score[0, ...])),
+        (TypeError, "grouped-rows layout.*Got qid=", dict(y_true=xp.asarray(target), y_score=y_score, qid=rows)),
+        (TypeError, "`exclude` must be a dense array.*scipy.sparse",
+         dict(y_true=xp.asarray(target), y_score=y_score, exclude=sp.csr_matrix(mask))),
+        (TypeError, "`labels` is supported on NumPy input only",
+         dict(y_true=xp.asarray(target), y_score=y_score, labels=np.arange(score.shape[1]))),
+        (TypeError, "relevance-matrix layout.*NumPy only",
+         dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score)),
+        (ValueError, r"column indices must lie in \[0, 12\]. Got \[13\] instead",
+         dict(y_true=xp.asarray(np.where(np.arange(40) == 4, 13, target)), y_score=y_score)),
+        (ValueError, r"must not remove a query's own target. Got the target excluded in rows \[0\]",
+         dict(y_true=xp.asarray(target), y_score=y_score,
+              exclude=xp.asarray(np.where(np.arange(40)[:, None] == 0, True, mask)))),
+    ]
+    for error, message, inputs in cases:
+        with pytest.raises(error, match=message):
+            evaluate(metrics="mrr", **inputs)
+    other = [module for module in ("array_api_strict", "array_api_compat.torch") if module != xp.__name__]
+    for module in other:
+        try:
+            foreign = __import__(module, fromlist=["asarray"]).asarray(target)
+        except ImportError:
+            continue
+        with pytest.raises(TypeError, match="same array library as `y_score`"):
+            evaluate(foreign, y_score, metrics="mrr")
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+def test_numpy_path_unchanged(xp, dispatch):
+    score, target, mask = _label_index_data(8)
+    with sklearn.config_context(array_api_dispatch=False):
+        off = evaluate(xp.asarray(target) if xp.__name__ == "array_api_strict" else target,
+                       np.asarray(score), metrics=["mrr", "mr"], exclude=mask)
+    # NumPy input under dispatch is the NumPy path: NumPy per-query values
+    on = evaluate(target, score, metrics=["mrr", "mr"], exclude=mask)
+    assert type(on.per_query["mrr"]) is np.ndarray
+    assert on.summary == off.summary
+    assert type(compute_ranks(target, score).realistic) is np.ndarray
+
+
+def test_every_metric_of_the_registry_is_tested():
+    from sklearn_rank import get_metric
+
+    registry = [get_metric(name.replace("@k", "@3")) for name in metric_names()]
+    for family, tested in (("rank", RANK_METRICS), ("list", LIST_METRICS)):
+        assert {spec.base for spec in registry if spec.family == family} <= {get_metric(name).base
+                                                                              for name in tested}
+
+
+def test_docs_example_runs_as_shown(dispatch):
+    """The "GPU and array libraries" example of docs/filtered.rst, run, and its printed lines compared."""
+    pytest.importorskip("array_api_strict")
+    text = (DOCS / "filtered.rst").read_text()
+    block = re.search(r"\.\. array-api-example-start\n(.*?)\.\. array-api-example-end", text, re.S).group(1)
+    code = "\n".join(line[4:] for line in block.splitlines() if line.startswith("    "))
+    shown = [line.split("# prints ", 1)[1].strip() for line in code.splitlines() if "# prints " in line]
+    printed = []
+    namespace = {"print": lambda *args: printed.append(" ".join(str(a) for a in args))}
+    with contextlib.ExitStack():
+        exec(compile(code, "docs/filtered.rst", "exec"), namespace)
+    assert printed == shown and printed
