@@ -740,12 +740,12 @@ class NamespaceLabelIndex:
     """
 
     def __init__(self, data, stable=True):
-        from ._inputs import NAMESPACE_CHUNK, take_entries
+        from ._inputs import namespace_chunk, take_entries
 
         xp, score, target, mask = data.xp, data.score, data.true, data.exclude
         self.xp, self.data, self.stable = xp, data, stable
         n_q, n_c = score.shape
-        step = max(1, NAMESPACE_CHUNK // n_c)
+        step = max(1, namespace_chunk(data.device) // n_c)
         columns = xp.arange(n_c, dtype=xp.int64, device=data.device)
         greater, equal, before, kept, sums = [], [], [], [], []
         for lo in range(0, n_q, step):
@@ -854,11 +854,11 @@ class NamespaceMatrix:
                         f"`y_score` of type {type(self.data.score).__name__} instead.")
 
     def ranks(self, targets):
-        from ._inputs import NAMESPACE_CHUNK, nan_message
+        from ._inputs import namespace_chunk, nan_message
 
         xp, data = self.xp, self.data
         n_q, n_c = data.score.shape
-        step = max(1, NAMESPACE_CHUNK // (4 * n_c))
+        step = max(1, namespace_chunk(data.device) // n_c)
         columns = {}
         for lo in range(0, n_q, step):
             hi = min(n_q, lo + step)
