@@ -954,3 +954,193 @@ def _device(x):
     from ._sklearn_compat import array_device
 
     return array_device(x)
+
+
+def ns_first_expectation(xp, s, m, r, k, kind, power=1):
+    """E[1{s + X <= k} / (s + X)**power] (``kind="reciprocal"``) or P(s + X <= k) (``"hits"``), X the best
+    of r positions drawn without replacement from 1..m, for any r >= 1 (rows of 1-D arrays).
+
+    r = 1 takes the closed forms above. r > 1 sums P(X = x) = C(m - x, r - 1) / C(m, r) over x, each
+    probability from the previous one (ratio (m - x - r + 1) / (m - x)) through a cumulative sum of
+    logarithms, then renormalised as ``_expectations._expand`` does; the terms of all rows are laid
+    out as one matrix (rows x the longest support).
+    """
+    if kind == "reciprocal":
+        simple = ns_expect_reciprocal(xp, s, m, k=k, power=power)
+    else:
+        simple = ns_expect_hits(xp, s, m, k)
+    many = (m > 1) & (r > 1)
+    if not bool(xp.any(many)):
+        return simple
+    device = _device(s)
+    support = xp.where(many, m - r + 1, 1.0)
+    length = int(xp.max(support))
+    x = xp.arange(1, length + 1, dtype=xp.float64, device=device)[None, :]
+    mm, rr, ss = m[:, None], xp.where(many, r, 2.0)[:, None], s[:, None]
+    inside = x <= support[:, None]
+    # log P(X = x + 1) - log P(X = x) for x = 1..length - 1, 0 outside the support
+    i = x[:, :-1]
+    step = xp.where(i < support[:, None], xp.log(xp.maximum(mm - i - rr + 1, 1.0)) - xp.log(xp.maximum(mm - i, 1.0)),
+                    0.0)
+    log_p = xp.log(rr / mm) + xp.concat([xp.zeros((s.shape[0], 1), dtype=xp.float64, device=device),
+                                         xp.cumulative_sum(step, axis=1)], axis=1)
+    p = xp.where(inside, xp.exp(log_p), 0.0)
+    p = p / xp.sum(p, axis=1, keepdims=True)
+    value = ss + x
+    reach = xp.ones_like(value) if k is None else xp.astype(value <= k, xp.float64)
+    if kind == "reciprocal":
+        expanded = xp.sum(p * reach / value ** power, axis=1)
+    else:
+        expanded = xp.sum(p * reach, axis=1)
+    return xp.where(many, expanded, simple)
+
+
+class NamespaceDenseLists:
+    """:class:`ListKernels` on a chunk of rows of a relevance matrix, in the namespace.
+
+    A tie policy's blocks are laid out as matrices (one row per query, one column per slot; a slot
+    without a block has ``n_rel`` and ``gain`` 0, which adds nothing to any sum): ``binary`` and
+    ``gain_blocks`` map ``s``, ``size``, ``n_rel``, ``gain``, ``before`` (relevant candidates ranked
+    before the block) to such matrices; ``stats`` maps ``n_candidates``, ``n_relevant`` and
+    ``ideal`` (each row's positive gains in decreasing order) to per-row arrays. Each metric is an
+    elementwise function of a block summed along its row.
+    """
+
+    def __init__(self, xp, binary, gain_blocks, stats, ap_denominator="relevant"):
+        self.xp, self.b, self.g, self.stats = xp, binary, gain_blocks, stats
+        self.ap_denominator = ap_denominator
+
+    def _in_top(self, blocks, k):
+        if k is None:
+            return blocks["size"]
+        k = min(float(k), 2.0 ** 62) if isinstance(k, (int, float)) else self.xp.minimum(k[:, None], 2.0 ** 62)
+        return _clip(self.xp, self.xp.floor(k - blocks["s"]), 0.0, blocks["size"])
+
+    def _divide(self, num, den):
+        return self.xp.where(den > 0, num / self.xp.where(den > 0, den, 1.0), 0.0)
+
+    def hits_count(self, k):
+        b = self.b
+        return self.xp.sum(b["n_rel"] * self._in_top(b, k) / b["size"], axis=1)
+
+    def _first(self, fn):
+        xp, b = self.xp, self.b
+        has = xp.any(b["n_rel"] > 0, axis=1)
+        idx = xp.argmax(xp.astype(b["n_rel"] > 0, xp.int8), axis=1)[:, None]
+        at = (lambda name: xp.take_along_axis(b[name], idx, axis=1)[:, 0])
+        return xp.where(has, fn(at("s"), at("size"), xp.where(has, at("n_rel"), 1.0)), 0.0)
+
+    def reciprocal_rank(self, k):
+        return self._first(lambda s, m, r: ns_first_expectation(self.xp, s, m, r, k, "reciprocal"))
+
+    def hit(self, k):
+        return self._first(lambda s, m, r: ns_first_expectation(self.xp, s, m, r, k, "hits"))
+
+    def precision(self, k):
+        return self.hits_count(k) / k
+
+    def recall(self, k):
+        return self._divide(self.hits_count(k), self.stats["n_relevant"])
+
+    def relevant_retrieved(self, k):
+        return self.hits_count(k)
+
+    def f1(self, k):
+        return 2 * self.hits_count(k) / (k + self.stats["n_relevant"])
+
+    def r_precision(self, k):
+        n_relevant = self.stats["n_relevant"]
+        return self._divide(self.hits_count(n_relevant), n_relevant)
+
+    def average_precision(self, k):
+        xp, b = self.xp, self.b
+        n_relevant = self.stats["n_relevant"]
+        if self.ap_denominator == "capped":
+            denominator = n_relevant if k is None else xp.minimum(n_relevant, float(k))
+        elif self.ap_denominator == "retrieved":
+            t = self._in_top(b, k)
+            uncertain = (t > 0) & (t < b["size"]) & (b["n_rel"] > 0) & (b["n_rel"] < b["size"])
+            if bool(xp.any(uncertain)):
+                raise ValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
+                                 "which depends on the order of tied candidates across the cut-off; its "
+                                 "expectation over tie orders has no closed form here. Choose ties='ordinal', "
+                                 "'optimistic' or 'pessimistic'. Got ties='expected' with "
+                                 f"{int(xp.count_nonzero(uncertain))} such tie blocks instead.")
+            denominator = self.hits_count(k)
+        else:
+            denominator = n_relevant
+        # ListKernels._ap_sum (McSherry & Najork 2008)
+        s, m, r, c = b["s"], b["size"], b["n_rel"], b["before"]
+        t = self._in_top(b, k)
+        a_coef = r / m * (c + 1)
+        multi = m > 1
+        b_coef = xp.where(multi, r / m * (r - 1) / xp.where(multi, m - 1, 1.0), 0.0)
+        single = xp.where(t > 0, a_coef / (s + 1), 0.0)
+        spread = (a_coef - b_coef * (s + 1)) * (ns_harmonic(xp, s + t) - ns_harmonic(xp, s)) + b_coef * t
+        return self._divide(xp.sum(xp.where(multi, spread, single), axis=1), denominator)
+
+    def _dcg(self, k):
+        xp, g = self.xp, self.g
+        t = self._in_top(g, k)
+        point = xp.where(t > 0, g["gain"] / xp.log2(g["s"] + 2), 0.0)
+        multi = (g["size"] > 1) & (g["gain"] > 0)
+        if not bool(xp.any(multi)):
+            return xp.sum(point, axis=1)
+        top = int(xp.max(xp.where(multi, g["s"] + t, 0.0)))
+        device = _device(t)
+        positions = xp.arange(2, top + 2, dtype=xp.float64, device=device)
+        table = xp.concat([xp.zeros(1, dtype=xp.float64, device=device), xp.cumulative_sum(1.0 / xp.log2(positions))])
+        start = xp.astype(xp.where(multi, g["s"], 0.0), xp.int64)
+        end = xp.astype(xp.where(multi, g["s"] + t, 0.0), xp.int64)
+        flat = (lambda index: xp.reshape(xp.take(table, xp.reshape(index, (-1,))), index.shape))
+        spread = g["gain"] / g["size"] * (flat(end) - flat(start))
+        return xp.sum(xp.where(multi, spread, point), axis=1)
+
+    def dcg(self, k):
+        return self._dcg(k)
+
+    def ndcg(self, k):
+        xp = self.xp
+        ideal = self.stats["ideal"]
+        n = ideal.shape[1]
+        position = xp.arange(n, dtype=xp.float64, device=_device(ideal))[None, :]
+        discount = 1.0 / xp.log2(position + 2.0)
+        if k is not None:
+            discount = xp.where(position < k, discount, 0.0)
+        return self._divide(self._dcg(k), xp.sum(ideal * discount, axis=1))
+
+    def auc(self, k):
+        xp, b, st = self.xp, self.b, self.stats
+        n_rel = st["n_relevant"]
+        n_nonrel = st["n_candidates"] - n_rel
+        correct = b["n_rel"] * (n_nonrel[:, None] - (b["s"] - b["before"]) - (b["size"] - b["n_rel"]) / 2)
+        pairs = n_rel * n_nonrel
+        return xp.where(pairs > 0, xp.sum(correct, axis=1) / xp.where(pairs > 0, pairs, 1.0), float("nan"))
+
+    def bpref(self, k):
+        xp, b, st = self.xp, self.b, self.stats
+        n_rel = st["n_relevant"]
+        before = b["s"] - b["before"]
+        tied = b["size"] - b["n_rel"]
+        r = n_rel[:, None]
+        d = xp.minimum(st["n_candidates"] - n_rel, n_rel)[:, None]
+
+        def total(count):  # sum of min(t, r) over t = 0..count, for count >= -1
+            return xp.where(count <= r, count * (count + 1) / 2, r * (r + 1) / 2 + (count - r) * r)
+
+        mean_min = xp.where(tied > 0, (total(before + tied) - total(before - 1)) / (tied + 1), xp.minimum(before, r))
+        share = xp.where(d > 0, mean_min / xp.where(d > 0, d, 1.0), 0.0)
+        return self._divide(xp.sum(b["n_rel"] * (1.0 - share), axis=1), n_rel)
+
+    def rbp(self, k, p):
+        xp, b = self.xp, self.b
+        log_p = math.log(p)
+        weight = xp.exp(b["s"] * log_p) * -xp.expm1(b["size"] * log_p) / b["size"]
+        return xp.sum(b["n_rel"] * weight, axis=1)
+
+    def judged(self, k):
+        return self.xp.minimum(self.stats["n_candidates"], float(k)) / k  # every candidate is judged
+
+    def compute(self, base, k, param=None):
+        method = getattr(self, list_kernel(base))
+        return method(k) if base not in ("rbp", "err") else method(k, param)

@@ -23,6 +23,8 @@ blocks of size one at fractional mid positions.
 from __future__ import annotations
 
 import functools
+import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -845,21 +847,15 @@ class NamespaceMatrix:
     """
 
     def __init__(self, data, relevance_level, gain, stable=True, ties=None, targets=None, families=("rank",)):
-        self.xp, self.data, self.relevance_level = data.xp, data, relevance_level
+        self.xp, self.data, self.relevance_level, self.gain = data.xp, data, relevance_level, gain
 
-    def report(self, evaluation):
-        raise TypeError("Under array_api_dispatch, the metrics of the relevance-matrix layout (2-D `y_true`) are "
-                        "computed with NumPy only (compute_ranks runs in the namespace); pass NumPy arrays (for "
-                        "a tensor: `.cpu().numpy()`), or the label-index layout. Got a 2-D `y_true` with "
-                        f"`y_score` of type {type(self.data.score).__name__} instead.")
-
-    def ranks(self, targets):
+    def _rows(self):
+        """Chunks of rows: (lo, score, relevance grades, removed candidates), NaN checked."""
         from ._inputs import namespace_chunk, nan_message
 
         xp, data = self.xp, self.data
         n_q, n_c = data.score.shape
         step = max(1, namespace_chunk(data.device) // n_c)
-        columns = {}
         for lo in range(0, n_q, step):
             hi = min(n_q, lo + step)
             score = data.score[lo:hi, ...]
@@ -878,34 +874,151 @@ class NamespaceMatrix:
                                      "score for a relevant item instead.")
             if data.exclude is not None:
                 drop = drop | data.exclude[lo:hi, ...]
-            part = self._chunk(score, is_rel, drop, targets, lo)
-            for name, value in part.items():
-                columns.setdefault(name, []).append(value)
-        joined = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in columns.items()}
-        return _namespace_ranks(xp, joined["s"], joined["m"], joined["r"], joined["ordinal"], joined["n_cand"],
-                                joined["num_relevant"], joined["query"], data.qid)
+            yield lo, score, rel, drop
 
-    def _chunk(self, score, is_rel, drop, targets, lo):
+    def _sorted(self, score, drop, tie_key=None):
+        """Each row's order by decreasing score (then increasing ``tie_key``, then input order), the
+        removed candidates last; the number of kept candidates per row."""
         xp = self.xp
-        h, n_c = score.shape
-        device = self.data.device
-        order = xp.argsort(-score, axis=1, stable=True)
+        if tie_key is None:
+            order = xp.argsort(-score, axis=1, stable=True)
+        else:  # two stable sorts: by the tie key, then by decreasing score
+            order = xp.argsort(tie_key, axis=1, stable=True)
+            by_score = xp.argsort(-xp.take_along_axis(score, order, axis=1), axis=1, stable=True)
+            order = xp.take_along_axis(order, by_score, axis=1)
         behind = xp.argsort(xp.astype(xp.take_along_axis(drop, order, axis=1), xp.int8), axis=1, stable=True)
-        order = xp.take_along_axis(order, behind, axis=1)
-        sc = xp.take_along_axis(score, order, axis=1)
-        rel = xp.astype(xp.take_along_axis(is_rel, order, axis=1), xp.int64)
-        n_keep = xp.astype(xp.count_nonzero(~drop, axis=1), xp.int64)
+        return xp.take_along_axis(order, behind, axis=1), xp.astype(xp.count_nonzero(~drop, axis=1), xp.int64)
+
+    def _tie_blocks(self, sc, n_keep):
+        """Per sorted position: its tie block's number, start and end (the removed candidates a block)."""
+        xp = self.xp
+        h, n_c = sc.shape
+        device = self.data.device
         position = xp.arange(n_c, dtype=xp.int64, device=device)[None, :]
         new = xp.concat([xp.ones((h, 1), dtype=xp.bool, device=device), sc[:, 1:] != sc[:, :-1]], axis=1)
-        new = new | (position == n_keep[:, None])  # the removed candidates are a block of their own
+        new = new | (position == n_keep[:, None])
         block = xp.cumulative_sum(xp.astype(new, xp.int64), axis=1) - 1
         starts = xp.argsort(xp.astype(~new, xp.int8), axis=1, stable=True)  # block starts first, in order
         n_blocks = xp.count_nonzero(new, axis=1)[:, None]
         start = xp.take_along_axis(starts, block, axis=1)
         following = xp.minimum(block + 1, n_c - 1)
         end = xp.where(block + 1 < n_blocks, xp.take_along_axis(starts, following, axis=1), n_c)
-        cum_rel = xp.concat([xp.zeros((h, 1), dtype=xp.int64, device=device),
-                             xp.cumulative_sum(rel, axis=1)], axis=1)  # cum_rel[:, j]: relevant before j
+        return new, block, start, end, position
+
+    def _cumulative(self, values):
+        """Exclusive cumulative sums along rows, one column longer: column j sums entries before j."""
+        xp = self.xp
+        zero = xp.zeros((values.shape[0], 1), dtype=values.dtype, device=self.data.device)
+        return xp.concat([zero, xp.cumulative_sum(values, axis=1)], axis=1)
+
+    def _gains(self, grade):
+        xp = self.xp
+        return grade if self.gain == "linear" else xp.expm1(grade * math.log(2.0))
+
+    def report(self, evaluation):
+        """The RankingReport of the list metrics (``_engine._evaluate_in_namespace``)."""
+        from ._kernels import NamespaceDenseLists
+        from ._registry import list_kernel
+
+        xp, data = self.xp, self.data
+        for written, spec, family in evaluation.resolved:
+            if family != "list" or spec.base == "err" or not hasattr(NamespaceDenseLists, list_kernel(spec.base)):
+                what = "rank statistics" if family == "rank" else f"{spec.name!r}"
+                raise TypeError(f"Under array_api_dispatch, the {what} of the relevance-matrix layout (2-D `y_true`) "
+                                "are computed with NumPy only (its list metrics, and compute_ranks, run in the "
+                                "namespace); pass NumPy arrays (for a tensor: `.cpu().numpy()`). Got metric "
+                                f"{written!r} (targets={evaluation.targets!r}) with `y_score` of type "
+                                f"{type(data.score).__name__} instead.")
+        if self.gain == "exponential" and bool(xp.any(data.true >= 1024)):
+            raise ValueError("`gain='exponential'` uses 2**rel - 1, which overflows for relevance of 1024 or more; "
+                             "use gain='linear' for such grades. Got maximum relevance "
+                             f"{float(xp.max(data.true))!r} instead.")
+        columns = {}
+        for lo, score, rel, drop in self._rows():
+            kernels, n_rel, n_keep = self._chunk_kernels(score, rel, drop, evaluation)
+            columns.setdefault("__has__", []).append(n_rel > 0)
+            columns.setdefault("__present__", []).append(n_keep > 0)
+            for written, spec, _ in evaluation.resolved:
+                columns.setdefault(written, []).append(kernels.compute(spec.base, spec.k, spec.param))
+        joined = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in columns.items()}
+        return _namespace_list_report(xp, data, joined, evaluation)
+
+    def _chunk_kernels(self, score, rel, drop, evaluation):
+        from ._kernels import NamespaceDenseLists
+
+        xp, ties = self.xp, evaluation.ties
+        as_float = (lambda x: xp.astype(x, xp.float64))
+        order, n_keep = self._sorted(score, drop)
+        sc = xp.take_along_axis(score, order, axis=1)
+        grade = xp.take_along_axis(rel, order, axis=1)
+        kept = xp.arange(score.shape[1], device=self.data.device)[None, :] < n_keep[:, None]
+        is_rel = (grade >= self.relevance_level if self.relevance_level is not None else grade > 0) & kept
+        gains = xp.where(kept, self._gains(grade), 0.0)
+        positive = is_rel if self.relevance_level is None else gains > 0
+        gains = xp.where(positive, gains, 0.0)
+        new, block, start, end, position = self._tie_blocks(sc, n_keep)
+        cum_rel = self._cumulative(as_float(is_rel))
+        n_rel = cum_rel[:, -1]
+        take = (lambda x, index: xp.take_along_axis(x, index, axis=1))
+        rel_before = take(cum_rel, start)
+        rel_in_block = take(cum_rel, end) - rel_before
+        ones = xp.ones_like(gains)
+        pos = as_float(position) + xp.zeros_like(gains)
+        stats = dict(n_candidates=as_float(n_keep), n_relevant=n_rel, ideal=xp.sort(gains, axis=1, descending=True))
+        if ties == "expected":
+            cum_gain = self._cumulative(gains)
+            record = new & kept
+            blocks = dict(s=pos, size=xp.where(record, as_float(end - start), 1.0),
+                          n_rel=xp.where(record, rel_in_block, 0.0),
+                          gain=xp.where(record, take(cum_gain, end) - take(cum_gain, start), 0.0), before=rel_before)
+            return NamespaceDenseLists(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+        if ties == "realistic":
+            size = as_float(end - start)
+            rel_rank = cum_rel[:, 1:] - rel_before  # 1-based place of a relevant candidate among its block's
+            binary = dict(s=as_float(start) + (size - rel_in_block) / 2 + rel_rank - 1, size=ones,
+                          n_rel=as_float(is_rel), gain=gains, before=cum_rel[:, :-1])
+            # the gain items of a block by decreasing gain (ties in order), at the middle places of the block
+            by_gain = xp.argsort(-gains, axis=1, stable=True)
+            grouped = xp.take_along_axis(by_gain, xp.argsort(take(block, by_gain), axis=1, stable=True), axis=1)
+            cum_positive = self._cumulative(as_float(positive))
+            n_gain = take(cum_positive, end) - take(cum_positive, start)
+            g_start, g_size, g_gain = take(as_float(start), grouped), take(size, grouped), take(gains, grouped)
+            gain_rank = pos - g_start + 1
+            gain_blocks = dict(s=g_start + (g_size - take(n_gain, grouped)) / 2 + gain_rank - 1, size=ones,
+                               n_rel=take(as_float(is_rel), grouped), gain=g_gain, before=xp.zeros_like(gains))
+            return NamespaceDenseLists(xp, binary, gain_blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+        if ties in ("optimistic", "pessimistic"):
+            # relevant (higher graded) candidates first, or last, among the tied ones
+            order, _ = self._sorted(score, drop, tie_key=-rel if ties == "optimistic" else rel)
+            grade = xp.take_along_axis(rel, order, axis=1)
+            is_rel = (grade >= self.relevance_level if self.relevance_level is not None else grade > 0) & kept
+            gains = xp.where(kept, self._gains(grade), 0.0)
+            positive = is_rel if self.relevance_level is None else gains > 0
+            gains = xp.where(positive, gains, 0.0)
+            cum_rel = self._cumulative(as_float(is_rel))
+        blocks = dict(s=pos, size=ones, n_rel=as_float(is_rel), gain=gains, before=cum_rel[:, :-1])
+        return NamespaceDenseLists(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+
+    def ranks(self, targets):
+        xp = self.xp
+        columns = {}
+        for lo, score, rel, drop in self._rows():
+            is_rel = rel >= self.relevance_level if self.relevance_level is not None else rel > 0
+            for name, value in self._chunk(score, is_rel, drop, targets, lo).items():
+                columns.setdefault(name, []).append(value)
+        joined = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in columns.items()}
+        return _namespace_ranks(xp, joined["s"], joined["m"], joined["r"], joined["ordinal"], joined["n_cand"],
+                                joined["num_relevant"], joined["query"], self.data.qid)
+
+    def _chunk(self, score, is_rel, drop, targets, lo):
+        xp = self.xp
+        h, n_c = score.shape
+        device = self.data.device
+        order, n_keep = self._sorted(score, drop)
+        sc = xp.take_along_axis(score, order, axis=1)
+        rel = xp.astype(xp.take_along_axis(is_rel, order, axis=1), xp.int64)
+        _, _, start, end, position = self._tie_blocks(sc, n_keep)
+        cum_rel = self._cumulative(rel)  # cum_rel[:, j]: relevant candidates before j
         rel_before_block = xp.take_along_axis(cum_rel, start, axis=1)
         rel_in_block = xp.take_along_axis(cum_rel, end, axis=1) - rel_before_block
         n_rel = cum_rel[:, n_c]
@@ -938,3 +1051,63 @@ class NamespaceMatrix:
         return dict(s=to_float(s), m=to_float(m), r=to_float(r), ordinal=to_float(xp.take(first[:, 0], kept_rows)) + 1.0,
                     n_cand=xp.take(n_keep, kept_rows), num_relevant=xp.take(n_rel, kept_rows),
                     query=xp.take(rows, kept_rows) + lo)
+
+
+def _namespace_list_report(xp, data, columns, evaluation):
+    """The report of per-query list metrics in the namespace, as ``partial_report`` and
+    ``reduce_partials`` make it: the ``no_relevant`` policy, skipped queries, weighted means."""
+    from ._inputs import ALL_EXCLUDED
+    from ._report import RankingReport
+    from .exceptions import UndefinedMetricWarning
+
+    resolved, no_relevant = evaluation.resolved, evaluation.no_relevant
+    present = columns["__present__"]
+    if not bool(xp.any(present)):
+        raise ValueError(ALL_EXCLUDED)
+    kept = xp.nonzero(present)[0]  # a query whose every candidate was removed is dropped
+    pick = (lambda values: xp.take(values, kept))
+    has_relevant = pick(columns["__has__"])
+    qid = pick(data.qid)
+    needs_relevant = any(spec.needs_relevant for _, spec, _ in resolved)
+    if needs_relevant and no_relevant == "error" and not bool(xp.all(has_relevant)):
+        lacking = xp.take(qid, xp.nonzero(~has_relevant)[0])
+        raise ValueError(f"Every query must have a relevant item (no_relevant='error'). Got {lacking.shape[0]} "
+                         f"without one, e.g. qid {[int(lacking[i]) for i in range(min(5, lacking.shape[0]))]} "
+                         "instead.")
+    evaluated = has_relevant if (needs_relevant and no_relevant == "skip") else xp.ones_like(has_relevant)
+    if not bool(xp.any(evaluated)):
+        raise ValueError("No query has a relevant item, so the metrics are undefined (`no_relevant='skip'`). "
+                         "Got only queries without relevant items instead.")
+    rows = xp.nonzero(evaluated)[0]
+    weight = (xp.ones(rows.shape[0], dtype=xp.float64, device=data.device) if data.weight is None
+              else xp.take(pick(data.weight), rows))
+    if not float(xp.sum(weight)) > 0:
+        raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
+                         "of 0 instead.")
+    summary, per_query = {}, {"qid": xp.take(qid, rows)}
+    for written, spec, _ in resolved:
+        values = pick(columns[written])
+        fill_policy = (evaluation.no_relevant_for or {}).get(spec.base, no_relevant)
+        if fill_policy in ("zero", "one") and spec.needs_relevant:
+            values = xp.where(has_relevant, values, 0.0 if fill_policy == "zero" else 1.0)
+        values = xp.take(values, rows)
+        finite = xp.isfinite(values)
+        if not bool(xp.all(finite)):
+            n_bad = int(xp.count_nonzero(~finite))
+            if spec.base == "auc" and bool(xp.all(finite | xp.isnan(values))):
+                warnings.warn(f"Metric {written!r} is undefined for {n_bad} queries without a non-relevant "
+                              "candidate; they are NaN per query and left out of the mean.",
+                              UndefinedMetricWarning, stacklevel=5)
+            else:
+                raise ValueError(f"Metric {written!r} must be finite for every query. Got {n_bad} non-finite "
+                                 "per-query values instead.")
+        defined = ~xp.isnan(values)
+        total = float(xp.sum(xp.where(defined, weight, 0.0)))
+        value = (float(xp.sum(xp.where(defined, values, 0.0) * weight)) / total if total > 0 else float("nan"))
+        if math.isnan(value):
+            warnings.warn(f"Metric {written!r} is undefined on this input (no query has a defined value); it is "
+                          "reported as NaN.", UndefinedMetricWarning, stacklevel=5)
+        summary[written] = value
+        per_query[written] = values
+    n_present = int(kept.shape[0])
+    return RankingReport(summary, per_query, int(rows.shape[0]), n_present - int(rows.shape[0]), evaluation.params)

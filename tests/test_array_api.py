@@ -119,6 +119,44 @@ def test_label_index_metrics_equal_numpy_path(dispatch, xp, ties, masked, dtype)
         assert got.n_queries == expected.n_queries and got.n_skipped == expected.n_skipped == 0
 
 
+def _relevance_matrix_data(seed, dtype=np.float64, n_queries=30, n_candidates=11):
+    rng = np.random.default_rng(seed)
+    score = rng.integers(0, 4, size=(n_queries, n_candidates)).astype(dtype)  # ties in every row
+    relevance = (rng.random(score.shape) < 0.3) * rng.integers(1, 4, size=score.shape)  # graded
+    relevance[4] = 0  # a query without a relevant item
+    relevance[6] = 0
+    relevance[6, 2] = 2  # a query with one relevant candidate
+    mask = (rng.random(score.shape) < 0.2) & (relevance == 0)
+    mask[9] = relevance[9] == 0  # a query left with its relevant candidates only (AUC undefined)
+    mask[11] = True  # a query whose every candidate is removed: dropped
+    relevance[11] = 0
+    return score, relevance, mask
+
+
+RELEVANCE_MATRIX_LIST_METRICS = [name for name in LIST_METRICS if not name.startswith("err")]
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("options", [{}, dict(gain="exponential", no_relevant="zero", ap_denominator="capped"),
+                                     dict(relevance_level=2, no_relevant="one"), dict(dtype=np.float32)],
+                         ids=["default", "exponential-zero-capped", "level-one", "float32"])
+def test_relevance_matrix_list_metrics_equal_numpy_path(dispatch, xp, ties, masked, options):
+    options = dict(options)
+    score, relevance, mask = _relevance_matrix_data(9, options.pop("dtype", np.float64))
+    if not masked:
+        relevance[11] = 1  # no mask: query 11 is an ordinary query
+    expected, got = _evaluate_both(xp, relevance, score, RELEVANCE_MATRIX_LIST_METRICS, ties=ties,
+                                   exclude=mask if masked else None, **options)
+    assert (got.n_queries, got.n_skipped) == (expected.n_queries, expected.n_skipped)
+    _close(_as_numpy(xp, got.per_query["qid"]), expected.per_query["qid"])
+    for name in RELEVANCE_MATRIX_LIST_METRICS:
+        assert isinstance(got.summary[name], float)
+        _close(got.summary[name], expected.summary[name])
+        _close(_as_numpy(xp, got.per_query[name]), expected.per_query[name])
+
+
 @pytest.mark.parametrize("xp", NAMESPACES)
 @pytest.mark.parametrize("ties", TIES)
 def test_label_index_weights_nan_and_metric_functions(dispatch, xp, ties):
@@ -193,6 +231,9 @@ def test_no_conversion_to_numpy(dispatch, monkeypatch):
     assert all(isinstance(value, float) for value in report.summary.values())
     assert all(type(values) is array_type for values in report.per_query.values())
     assert sr.hits_at_k(y_target, y_score, k=3, exclude=y_mask, ties="ordinal") == report.summary["hits@3"]
+    for ties in TIES:
+        matrix = evaluate(y_rel, y_score, metrics=RELEVANCE_MATRIX_LIST_METRICS, ties=ties, no_relevant="zero")
+        assert all(isinstance(value, float) for value in matrix.summary.values())
     for targets in ("first", "all"):
         assert type(compute_ranks(y_target, y_score, exclude=y_mask, targets=targets).realistic) is array_type
         assert type(compute_ranks(y_rel, y_score, targets=targets).expected) is array_type
@@ -210,8 +251,10 @@ def test_numpy_only_parts_raise_under_dispatch(dispatch, xp):
          dict(y_true=xp.asarray(target), y_score=y_score, exclude=sp.csr_matrix(mask))),
         (TypeError, "`labels` is supported on NumPy input only",
          dict(y_true=xp.asarray(target), y_score=y_score, labels=np.arange(score.shape[1]))),
-        (TypeError, "relevance-matrix layout.*NumPy only",
-         dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score)),
+        (TypeError, "rank statistics of the relevance-matrix layout.*NumPy only",
+         dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score, targets="all")),
+        (TypeError, "'err' of the relevance-matrix layout.*NumPy only",
+         dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score, metrics="err")),
         (ValueError, r"column indices must lie in \[0, 12\]. Got \[13\] instead",
          dict(y_true=xp.asarray(np.where(np.arange(40) == 4, 13, target)), y_score=y_score)),
         (ValueError, r"must not remove a query's own target. Got the target excluded in rows \[0\]",
@@ -220,7 +263,7 @@ def test_numpy_only_parts_raise_under_dispatch(dispatch, xp):
     ]
     for error, message, inputs in cases:
         with pytest.raises(error, match=message):
-            evaluate(metrics="mrr", **inputs)
+            evaluate(**{"metrics": "mrr", **inputs})
     other = [module for module in ("array_api_strict", "array_api_compat.torch") if module != xp.__name__]
     for module in other:
         try:
