@@ -150,6 +150,9 @@ def evaluate_ranks(ranks, *, metrics, num_candidates=None, ties=_D["ties"], samp
         if family != "rank":
             raise ValueError(f"evaluate_ranks computes rank statistics (mr, mrr, hits@k, gmr, amri, ...); "
                              f"{spec.name!r} needs relevance lists: use evaluate(). Got {written!r} instead.")
+    xp = array_namespace(ranks.optimistic if isinstance(ranks, Ranks) else ranks)
+    if xp is not None:
+        return _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, sample_weight, num_relevant)
     if isinstance(ranks, Ranks):
         dist = RankDistribution.from_ranks(ranks, ties)
         n_cand = ranks.num_candidates if num_candidates is None else _positive_ints(num_candidates, len(ranks),
@@ -808,8 +811,10 @@ def _evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, lab
     # the rank a point policy gives, the mid rank of the tie block under "expected" (RankDistribution)
     mid = s + 1.0 if ties != "expected" else s + (m + 1.0) / 2
     lists = NamespaceListKernels(xp, s, m, n_cand, evaluation.ap_denominator)
-    per_target = NamespaceRankStats(xp, s, m, mid, None, n_cand, pooled=False)
-    pooled = NamespaceRankStats(xp, s, m, mid, weight, n_cand, pooled=True)
+    ones = xp.ones_like(s)
+    # per query: a row per query holding its one target; pooled: one row of every target
+    per_target = NamespaceRankStats(xp, *(v[:, None] for v in (s, m, ones, mid, ones, n_cand, ones)))
+    pooled = NamespaceRankStats(xp, *(v[None, :] for v in (s, m, ones, mid, weight, n_cand, ones)))
     summary, per_query = {}, {"qid": data.qid}
     for written, spec, family in resolved:
         if family == "list":
@@ -828,12 +833,86 @@ def _evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, lab
                      else float("nan"))
         else:
             values = per_target.compute(spec.base, spec.k)
-            if isinstance(values, float):  # count
-                values = xp.full(n_q, values, dtype=xp.float64, device=data.device)
-            value = float(pooled.compute(spec.base, spec.k))
+            value = float(pooled.compute(spec.base, spec.k)[0])
         if math.isnan(value):
             warnings.warn(f"Metric {written!r} is undefined on this input (no query has a defined value); it is "
                           "reported as NaN.", UndefinedMetricWarning, stacklevel=4)
         summary[written] = value
         per_query[written] = values
     return RankingReport(summary, per_query, n_q, 0, evaluation.params)
+
+
+def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, sample_weight, num_relevant):
+    """:func:`evaluate_ranks` of ranks in another namespace than NumPy (``Ranks`` from ``compute_ranks``
+    under dispatch, or a 1-D array of ranks): the same checks, the pooled statistics in the namespace."""
+    from ._inputs import _weights_ns, to_namespace
+    from ._sklearn_compat import array_device
+
+    reference = ranks.optimistic if isinstance(ranks, Ranks) else ranks
+    device = array_device(reference)
+    as_float = (lambda x: xp.astype(x, xp.float64))
+
+    def counts(values, name, n):
+        arr = to_namespace(xp, values, device, name, reference)
+        if arr.ndim == 0:
+            arr = xp.full(n, float(arr), dtype=xp.float64, device=device)
+        ok = arr.ndim == 1 and arr.shape[0] == n and (xp.isdtype(arr.dtype, "integral")
+                                                       or xp.isdtype(arr.dtype, "real floating"))
+        if ok:
+            arr = as_float(arr)
+            ok = bool(xp.all(xp.isfinite(arr) & (arr >= 1) & (arr == xp.round(arr))))
+        if not ok:
+            raise ValueError(f"`{name}` must hold one positive integer per rank ({n}). Got an array of shape "
+                             f"{tuple(arr.shape)} and dtype {arr.dtype} instead.")
+        return arr
+
+    if isinstance(ranks, Ranks):
+        n = len(ranks)
+        if ties == "expected":
+            r = as_float(ranks.tied_targets)
+            s, m, mid = ranks.optimistic - 1, ranks.pessimistic - ranks.optimistic + r, ranks.realistic
+        else:
+            mid = {"optimistic": ranks.optimistic, "pessimistic": ranks.pessimistic, "realistic": ranks.realistic,
+                   "ordinal": ranks.ordinal}[ties]
+            s, m, r = mid - 1, xp.ones_like(mid), xp.ones_like(mid)
+        n_cand = (as_float(ranks.num_candidates) if num_candidates is None
+                  else counts(num_candidates, "num_candidates", n))
+        n_rel = as_float(ranks.num_relevant)
+    else:
+        if ranks.ndim != 1 or not (xp.isdtype(ranks.dtype, "integral") or xp.isdtype(ranks.dtype, "real floating")):
+            raise TypeError(f"`ranks` must be a Ranks object or a 1-D array of numbers. Got {type(ranks).__name__} "
+                            f"with dtype {ranks.dtype} and shape {tuple(ranks.shape)} instead.")
+        mid = as_float(ranks)
+        n = mid.shape[0]
+        if n == 0:
+            raise ValueError("`ranks` must not be empty. Got 0 ranks instead.")
+        if not bool(xp.all(xp.isfinite(mid) & (mid >= 1))):
+            raise ValueError(f"`ranks` must be finite and >= 1 (ranks are 1-based). Got minimum {float(xp.min(mid))!r} "
+                             "instead.")
+        s, m, r = mid - 1, xp.ones_like(mid), xp.ones_like(mid)
+        n_cand = None if num_candidates is None else counts(num_candidates, "num_candidates", n)
+        n_rel = xp.ones_like(mid) if num_relevant is None else counts(num_relevant, "num_relevant", n)
+        if n_cand is not None:
+            if bool(xp.any(n_rel > n_cand)):
+                raise ValueError("`num_relevant` must not exceed `num_candidates`. Got num_relevant greater than "
+                                 "num_candidates instead.")
+            if bool(xp.any(mid > n_cand - n_rel + 1)):
+                raise ValueError("`ranks` must be possible: the best of num_relevant relevant candidates among "
+                                 "num_candidates ranks at most num_candidates - num_relevant + 1. Got a larger rank "
+                                 "instead.")
+    if any(spec.base in _ADJUSTED for _, spec, _ in resolved) and n_cand is None:
+        raise ValueError("The adjusted and z-scored metrics need `num_candidates`. Got None instead.")
+    weight = xp.ones(n, dtype=xp.float64, device=device) if sample_weight is None else _weights_ns(
+        xp, sample_weight, n, device, reference, "rank")
+    if not float(xp.sum(weight)) > 0:
+        raise ValueError("`sample_weight` must have a positive total. Got a total of 0 instead.")
+    n_cand = xp.ones(n, dtype=xp.float64, device=device) if n_cand is None else n_cand
+    stats = NamespaceRankStats(xp, *(v[None, :] for v in (s, m, r, mid, weight, n_cand, n_rel)))
+    out = {}
+    for written, spec, _ in resolved:
+        value = float(stats.compute(spec.base, spec.k)[0])
+        if math.isnan(value):
+            warnings.warn(f"Metric {written!r} is undefined on these ranks; it is reported as NaN.",
+                          UndefinedMetricWarning, stacklevel=3)
+        out[written] = value
+    return out

@@ -634,13 +634,13 @@ def _first_rows(xp, flags, n=5):
     return [int(rows[i]) for i in range(min(n, rows.shape[0]))]
 
 
-def _weights_ns(xp, sample_weight, n_queries, device, reference):
+def _weights_ns(xp, sample_weight, n_queries, device, reference, unit="query"):
     w = to_namespace(xp, sample_weight, device, "sample_weight", reference)
     if w.ndim != 1 or not (xp.isdtype(w.dtype, "real floating") or xp.isdtype(w.dtype, "integral")):
         raise ValueError(f"`sample_weight` must be 1-D and hold numbers. Got shape {tuple(w.shape)} and dtype "
                          f"{w.dtype} instead.")
     if w.shape[0] != n_queries:
-        raise ValueError(f"`sample_weight` must have one weight per query ({n_queries}). Got {w.shape[0]} "
+        raise ValueError(f"`sample_weight` must have one weight per {unit} ({n_queries}). Got {w.shape[0]} "
                          "instead.")
     w = xp.astype(w, xp.float64)
     if not bool(xp.all(xp.isfinite(w))):

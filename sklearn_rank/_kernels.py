@@ -663,44 +663,81 @@ def ns_log_expect_power(xp, s, m, a):
 
 
 class NamespaceRankStats:
-    """:class:`RankStats` of one target per query, in the namespace: per query (``pooled=False``:
-    each target is its own segment, of weight one) or pooled over every target (weights ``weight``).
+    """:class:`RankStats` in the namespace, on 2-D arrays: one row per segment, one column per slot.
 
-    ``s`` and ``m`` place each target (``NamespaceLabelIndex.point``), ``mid`` is its mid rank and
-    ``num_candidates`` its candidate count N (float64).
+    ``s``, ``m``, ``r`` place each target (s + X, X the best of r positions among m), ``mid`` is its
+    mid rank, ``weight`` its weight, ``num_candidates`` and ``num_relevant`` its random baseline;
+    ``present`` marks the slots holding a target (None: all). Per query, a row per query (one column
+    for one target per query, or the candidate slots of a relevance matrix's row); pooled, one row
+    of every target. ``compute`` returns one value per row.
     """
 
-    def __init__(self, xp, s, m, mid, weight, num_candidates, pooled):
-        self.xp, self.s, self.m, self.mid = xp, s, m, mid
-        self.pooled = pooled
-        self.weight = weight if pooled else xp.ones_like(s)
-        self.num_candidates = num_candidates
-        self.wsum = xp.sum(self.weight) if pooled else self.weight
-        self.count = float(s.shape[0]) if pooled else xp.ones_like(s)
+    def __init__(self, xp, s, m, r, mid, weight, num_candidates, num_relevant, present=None):
+        self.xp = xp
+        if present is not None:  # harmless values in the empty slots
+            s, m, r, mid = (xp.where(present, v, d) for v, d in ((s, 0.0), (m, 1.0), (r, 1.0), (mid, 1.0)))
+            num_candidates = xp.where(present, num_candidates, 1.0)
+            num_relevant = xp.where(present, num_relevant, 1.0)
+            weight = xp.where(present, weight, 0.0)
+        self.s, self.m, self.r, self.mid, self.weight = s, m, r, mid, weight
+        self.present = present
+        self.num_candidates, self.num_relevant = num_candidates, num_relevant
+        self.wsum = self._total(weight)
+        self.count = self._total(xp.ones_like(s))
 
     def _total(self, values):
-        return self.xp.sum(values) if self.pooled else values
+        if self.present is not None:
+            values = self.xp.where(self.present, values, 0.0)
+        return self.xp.sum(values, axis=1)
+
+    def _divide(self, num, den):
+        xp = self.xp
+        return xp.where(den > 0, num / xp.where(den > 0, den, 1.0), float("nan"))
 
     def _mean(self, values):
-        return self._total(self.weight * values) / self.wsum
+        return self._divide(self._total(self.weight * values), self.wsum)
 
     def _var_of_mean(self, variances):
-        return self._total(self.weight ** 2 * variances) / self.wsum ** 2
+        return self._divide(self._total(self.weight ** 2 * variances), self.wsum ** 2)
 
     def _share(self):
-        return self.weight / self.wsum
+        xp = self.xp
+        wsum = self.wsum[:, None]
+        return xp.where(wsum > 0, self.weight / xp.where(wsum > 0, wsum, 1.0), float("nan"))
+
+    def _elementwise(self, fn, *arrays):
+        """``fn`` of 1-D arrays applied to 2-D ones (flattened, then shaped back)."""
+        xp = self.xp
+        shape = arrays[0].shape
+        flat = [xp.reshape(array, (-1,)) for array in arrays]
+        return xp.reshape(fn(*flat), shape)
+
+    def _expect(self, kind, k=None, power=1, a=None, s=None, m=None, r=None):
+        s = self.s if s is None else s
+        m, r = (self.m if m is None else m), (self.r if r is None else r)
+        args = (s, m, r) if a is None else (s, m, r, a)
+        return self._elementwise(lambda *flat: ns_first_expectation(
+            self.xp, *flat[:3], k, kind, power=power, a=None if a is None else flat[3]), *args)
+
+    def _log_expect_power(self, a, s=None, m=None, r=None):
+        xp = self.xp
+        s, m, r = (self.s if s is None else s), (self.m if m is None else m), (self.r if r is None else r)
+        spread = xp.log1p(self._expect("power", a=a, s=s, m=m, r=r))
+        return xp.where(m == 1, a * xp.log(s + 1), spread)
 
     def _gmr(self):
-        return self.xp.exp(self._total(ns_log_expect_power(self.xp, self.s, self.m, self._share())))
+        xp = self.xp
+        log_gmr = self._total(self._log_expect_power(self._share()))
+        return xp.where(self.count > 0, xp.exp(log_gmr), float("nan"))
 
     def mean_rank(self, k):
-        return self._mean(self.s + (self.m + 1) / 2)
+        return self._mean(self.s + (self.m + 1) / (self.r + 1))
 
     def reciprocal_rank(self, k):
-        return self._mean(ns_expect_reciprocal(self.xp, self.s, self.m, k=k))
+        return self._mean(self._expect("reciprocal", k=k))
 
     def hit(self, k):
-        return self._mean(ns_expect_hits(self.xp, self.s, self.m, k))
+        return self._mean(self._expect("hits", k=k))
 
     def geometric_mean_rank(self, k):
         return self._gmr()
@@ -724,56 +761,59 @@ class NamespaceRankStats:
         return 1.0 / self._weighted_median(self.mid)
 
     def rank_variance(self, k):
-        return self._mean((self.mid - self._mean(self.mid)) ** 2)
+        return self._mean((self.mid - self._mean(self.mid)[:, None]) ** 2)
 
     def rank_std(self, k):
         return self.xp.sqrt(self.rank_variance(k))
 
     def rank_mad(self, k):
         med = self._weighted_median(self.mid)
-        return _MAD_SCALE * self._weighted_median(self.xp.abs(self.mid - med))
+        return float(_MAD_SCALE) * self._weighted_median(self.xp.abs(self.mid - med[:, None]))
 
     def compute(self, base, k):
-        """Per query (1-D array) or pooled (0-d array) value of the rank statistic ``base``."""
+        """The value per row of the rank statistic ``base`` (a registry name) at cut-off ``k``."""
         name = rank_kernel(base)
         if name == "adjusted":
             return self._adjusted(base, k)
         return getattr(self, name)(k)
 
     def _weighted_median(self, values):
-        # RankStats._weighted_median with one segment: the mean of the values where the cumulative
-        # weight (in increasing order of value, ties in input order) first reaches half and first
+        # RankStats._weighted_median per row: in increasing order of value (ties in slot order, empty
+        # slots last), the mean of the values where the cumulative weight first reaches half and first
         # exceeds half; the cumulative weight never decreases, so "first" is a count.
-        if not self.pooled:
-            return values
         xp = self.xp
-        order = xp.argsort(values, stable=True)
-        v, w = xp.take(values, order), xp.take(self.weight, order)
-        cw = xp.cumulative_sum(w)
-        half = self.wsum / 2
-        n = values.shape[0]
-        lo = int(xp.count_nonzero(~(cw >= half * (1 - 1e-12))))
-        hi = int(xp.count_nonzero(~(cw > half * (1 + 1e-12))))
-        if lo >= n:
-            return xp.asarray(float("nan"), dtype=xp.float64)
-        hi = lo if hi >= n else hi
-        return (v[lo] + v[hi]) / 2
+        n = values.shape[1]
+        if n == 1:
+            return xp.where(self.wsum > 0, values[:, 0], float("nan"))
+        if self.present is not None:
+            values = xp.where(self.present, values, float("inf"))
+        order = xp.argsort(values, axis=1, stable=True)
+        v = xp.take_along_axis(values, order, axis=1)
+        cw = xp.cumulative_sum(xp.take_along_axis(self.weight, order, axis=1), axis=1)
+        half = (self.wsum / 2)[:, None]
+        lo = xp.count_nonzero(~(cw >= half * (1 - 1e-12)), axis=1)
+        hi = xp.count_nonzero(~(cw > half * (1 + 1e-12)), axis=1)
+        ok = (lo < n) & (self.wsum > 0)
+        lo = xp.minimum(lo, n - 1)
+        hi = xp.where(hi < n, hi, lo)
+        at = (lambda index: xp.take_along_axis(v, xp.astype(index, xp.int64)[:, None], axis=1)[:, 0])
+        return xp.where(ok, (at(lo) + at(hi)) / 2, float("nan"))
 
     def _random_moments(self, base, k):
-        xp, n = self.xp, self.num_candidates
+        xp, n, r = self.xp, self.num_candidates, self.num_relevant
         zero = xp.zeros_like(n)
         if base == "mr":
-            return self._mean((n + 1) / 2), self._var_of_mean(ns_variance_rank(n))
+            return self._mean((n + 1) / (r + 1)), self._var_of_mean(r * (n + 1) * (n - r) / ((r + 1) ** 2 * (r + 2)))
         if base == "mrr":
-            e1 = ns_expect_reciprocal(xp, zero, n)
-            e2 = ns_expect_reciprocal(xp, zero, n, power=2)
+            e1 = self._expect("reciprocal", s=zero, m=n, r=r)
+            e2 = self._expect("reciprocal", power=2, s=zero, m=n, r=r)
             return self._mean(e1), self._var_of_mean(xp.maximum(e2 - e1 ** 2, 0.0))
         if base == "hits":
-            p = ns_expect_hits(xp, zero, n, k)
+            p = self._expect("hits", k=k, s=zero, m=n, r=r)
             return self._mean(p), self._var_of_mean(p * (1 - p))
         a = self._share()  # gmr
-        log_first = ns_log_expect_power(xp, zero, n, a)
-        log_second = ns_log_expect_power(xp, zero, n, 2 * a)
+        log_first = self._log_expect_power(a, s=zero, m=n, r=r)
+        log_second = self._log_expect_power(2 * a, s=zero, m=n, r=r)
         e = xp.exp(self._total(log_first))
         spread = self._total(log_second - 2 * log_first)
         return e, xp.maximum(e * e * xp.expm1(spread), 0.0)
@@ -802,27 +842,25 @@ class NamespaceRankStats:
         # silences the namespaces that compute with NumPy, such as array-api-strict)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = num / den + 0.0
-        undefined = ~xp.isfinite(out)
+        undefined = ~xp.isfinite(out) & (self.wsum > 0)
         if bool(xp.any(undefined)):
             name = base if k is None else f"{base}@{k}"
             warnings.warn(f"{name} is undefined where {self._degenerate_cause(undefined, k)}, since a random "
                           "ranking then scores the best value; it is reported as NaN there.",
                           UndefinedMetricWarning, stacklevel=4)
-            out = xp.where(undefined, xp.asarray(float("nan"), dtype=xp.float64), out)
-        return out
+        return xp.where(xp.isfinite(out), out, float("nan"))
 
     def _degenerate_cause(self, undefined, k):
         xp = self.xp
-        possible = self.num_candidates  # one relevant candidate: N possible ranks
-        spread_target = (possible > 1) & (self.weight > 0)
-        spread = xp.any(spread_target) if self.pooled else spread_target
+        possible = self.num_candidates - self.num_relevant + 1  # the best of r among N: N - r + 1 ranks
+        spread = self._total(xp.astype((possible > 1) & (self.weight > 0), xp.float64)) > 0
         causes = []
         if bool(xp.any(undefined & ~spread)):
             causes.append("every target has a single possible rank (one candidate)")
         if bool(xp.any(undefined & spread)) and k is None:
             causes.append("the random baseline has no measurable spread")
         elif bool(xp.any(undefined & spread)):
-            weighted = (self.weight > 0) & undefined
+            weighted = (self.weight > 0) & undefined[:, None]
             most = int(xp.max(xp.where(weighted, possible, 0.0)))
             causes.append(f"k={k} is at least the number of candidates of every target (at most {most} "
                           "possible ranks)")
@@ -956,27 +994,67 @@ def _device(x):
     return array_device(x)
 
 
-def ns_first_expectation(xp, s, m, r, k, kind, power=1):
-    """E[1{s + X <= k} / (s + X)**power] (``kind="reciprocal"``) or P(s + X <= k) (``"hits"``), X the best
-    of r positions drawn without replacement from 1..m, for any r >= 1 (rows of 1-D arrays).
+def ns_first_expectation(xp, s, m, r, k, kind, power=1, a=None):
+    """For s + X, X the best of r positions drawn without replacement from 1..m (1-D arrays, any r >= 1):
+    E[1{s + X <= k} / (s + X)**power] (``kind="reciprocal"``), P(s + X <= k) (``"hits"``), or
+    E[(s + X)**a] - 1 (``"power"``, exponent ``a`` per entry, as ``expect_power_excess``).
 
     r = 1 takes the closed forms above. r > 1 sums P(X = x) = C(m - x, r - 1) / C(m, r) over x, each
     probability from the previous one (ratio (m - x - r + 1) / (m - x)) through a cumulative sum of
-    logarithms, then renormalised as ``_expectations._expand`` does; the terms of all rows are laid
-    out as one matrix (rows x the longest support).
+    logarithms, then renormalised as ``_expectations._expand`` does; the terms of a group of entries
+    are laid out as one matrix (entries x the longest support), groups bounded as the score chunks.
     """
     if kind == "reciprocal":
         simple = ns_expect_reciprocal(xp, s, m, k=k, power=power)
-    else:
+    elif kind == "hits":
         simple = ns_expect_hits(xp, s, m, k)
+    else:
+        simple = xp.where(m == 1, xp.expm1(a * xp.log(s + 1)), _ns_power_sum_excess(xp, s, m, a) / m)
     many = (m > 1) & (r > 1)
     if not bool(xp.any(many)):
         return simple
+    from ._inputs import namespace_chunk
+
     device = _device(s)
+    if kind == "hits":
+        return xp.where(many, _hits_of_best(xp, s, m, xp.where(many, r, 2.0), k, device), simple)
     support = xp.where(many, m - r + 1, 1.0)
     length = int(xp.max(support))
+    group = max(1, namespace_chunk(device) // length)
+    parts = []
+    for lo in range(0, s.shape[0], group):
+        hi = min(s.shape[0], lo + group)
+        parts.append(_expanded(xp, s[lo:hi], m[lo:hi], xp.where(many[lo:hi], r[lo:hi], 2.0), support[lo:hi],
+                               length, k, kind, power, None if a is None else a[lo:hi], device))
+    expanded = parts[0] if len(parts) == 1 else xp.concat(parts)
+    return xp.where(many, expanded, simple)
+
+
+def _hits_of_best(xp, s, m, r, k, device):
+    """P(s + X <= k) = 1 - C(m - t, r) / C(m, r), t = clip(k - s, 0, m), as ``expect_hits``: the ratio
+    is the product of (m - t - i) / (m - i) over i < r (a sum of logarithms, r terms per entry), and
+    exactly 1 where m - t < r."""
+    from ._inputs import namespace_chunk
+
+    t = _clip(xp, xp.floor(k - s), 0.0, m)
+    ok = m - t >= r
+    length = int(xp.max(r))
+    group = max(1, namespace_chunk(device) // length)
+    i = xp.arange(length, dtype=xp.float64, device=device)[None, :]
+    parts = []
+    for lo in range(0, s.shape[0], group):
+        hi = min(s.shape[0], lo + group)
+        mm, tt, rr = m[lo:hi, None], t[lo:hi, None], r[lo:hi, None]
+        inside = (i < rr) & (mm - tt - i >= 1)
+        terms = xp.where(inside, xp.log(xp.maximum(mm - tt - i, 1.0)) - xp.log(xp.maximum(mm - i, 1.0)), 0.0)
+        parts.append(xp.sum(terms, axis=1))
+    log_ratio = parts[0] if len(parts) == 1 else xp.concat(parts)
+    return xp.where(ok, -xp.expm1(log_ratio), 1.0)
+
+
+def _expanded(xp, s, m, r, support, length, k, kind, power, a, device):
     x = xp.arange(1, length + 1, dtype=xp.float64, device=device)[None, :]
-    mm, rr, ss = m[:, None], xp.where(many, r, 2.0)[:, None], s[:, None]
+    mm, rr, ss = m[:, None], r[:, None], s[:, None]
     inside = x <= support[:, None]
     # log P(X = x + 1) - log P(X = x) for x = 1..length - 1, 0 outside the support
     i = x[:, :-1]
@@ -987,12 +1065,12 @@ def ns_first_expectation(xp, s, m, r, k, kind, power=1):
     p = xp.where(inside, xp.exp(log_p), 0.0)
     p = p / xp.sum(p, axis=1, keepdims=True)
     value = ss + x
+    if kind == "power":
+        return xp.sum(p * xp.expm1(a[:, None] * xp.log(value)), axis=1)
     reach = xp.ones_like(value) if k is None else xp.astype(value <= k, xp.float64)
     if kind == "reciprocal":
-        expanded = xp.sum(p * reach / value ** power, axis=1)
-    else:
-        expanded = xp.sum(p * reach, axis=1)
-    return xp.where(many, expanded, simple)
+        return xp.sum(p * reach / value ** power, axis=1)
+    return xp.sum(p * reach, axis=1)
 
 
 class NamespaceDenseLists:

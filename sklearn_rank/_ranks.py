@@ -916,32 +916,56 @@ class NamespaceMatrix:
         return grade if self.gain == "linear" else xp.expm1(grade * math.log(2.0))
 
     def report(self, evaluation):
-        """The RankingReport of the list metrics (``_engine._evaluate_in_namespace``)."""
-        from ._kernels import NamespaceDenseLists
+        """The RankingReport of ``evaluation``'s metrics (``_engine._evaluate_in_namespace``)."""
+        from ._kernels import NamespaceDenseLists, NamespaceRankStats
         from ._registry import list_kernel
 
         xp, data = self.xp, self.data
         for written, spec, family in evaluation.resolved:
-            if family != "list" or spec.base == "err" or not hasattr(NamespaceDenseLists, list_kernel(spec.base)):
-                what = "rank statistics" if family == "rank" else f"{spec.name!r}"
-                raise TypeError(f"Under array_api_dispatch, the {what} of the relevance-matrix layout (2-D `y_true`) "
-                                "are computed with NumPy only (its list metrics, and compute_ranks, run in the "
-                                "namespace); pass NumPy arrays (for a tensor: `.cpu().numpy()`). Got metric "
-                                f"{written!r} (targets={evaluation.targets!r}) with `y_score` of type "
-                                f"{type(data.score).__name__} instead.")
+            if family == "list" and (spec.base == "err" or not hasattr(NamespaceDenseLists, list_kernel(spec.base))):
+                raise TypeError(f"Under array_api_dispatch, {spec.name!r} of the relevance-matrix layout (2-D "
+                                "`y_true`) is computed with NumPy only (the other metrics, and compute_ranks, run "
+                                "in the namespace); pass NumPy arrays (for a tensor: `.cpu().numpy()`). Got metric "
+                                f"{written!r} with `y_score` of type {type(data.score).__name__} instead.")
         if self.gain == "exponential" and bool(xp.any(data.true >= 1024)):
             raise ValueError("`gain='exponential'` uses 2**rel - 1, which overflows for relevance of 1024 or more; "
                              "use gain='linear' for such grades. Got maximum relevance "
                              f"{float(xp.max(data.true))!r} instead.")
-        columns = {}
+        ranked = [(written, spec) for written, spec, family in evaluation.resolved if family == "rank"]
+        listed = [(written, spec) for written, spec, family in evaluation.resolved if family == "list"]
+        columns, targets = {}, {}
         for lo, score, rel, drop in self._rows():
             kernels, n_rel, n_keep = self._chunk_kernels(score, rel, drop, evaluation)
             columns.setdefault("__has__", []).append(n_rel > 0)
             columns.setdefault("__present__", []).append(n_keep > 0)
-            for written, spec, _ in evaluation.resolved:
+            for written, spec in listed:
                 columns.setdefault(written, []).append(kernels.compute(spec.base, spec.k, spec.param))
+            if not ranked:
+                continue
+            is_rel = rel >= self.relevance_level if self.relevance_level is not None else rel > 0
+            records = self._targets(score, is_rel, drop, evaluation.targets, lo)
+            # per query: the query's own targets, unweighted (the weight of a query cancels in it)
+            s, m, r, mid = _rank_distribution(xp, records, evaluation.ties)
+            per_query = NamespaceRankStats(xp, s, m, r, mid, xp.ones_like(s), records["n_cand"],
+                                           records["num_relevant"], present=records["present"])
+            for written, spec in ranked:
+                columns.setdefault(written, []).append(per_query.compute(spec.base, spec.k))
+            for name, value in _flatten_targets(xp, records).items():
+                targets.setdefault(name, []).append(value)
         joined = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in columns.items()}
-        return _namespace_list_report(xp, data, joined, evaluation)
+        pooled = {}
+        if ranked:
+            flat = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in targets.items()}
+            if flat["s"].shape[0]:
+                weight = data.weight if data.weight is not None else xp.ones(data.n_queries, dtype=xp.float64,
+                                                                             device=data.device)
+                s, m, r, mid = _rank_distribution(xp, flat, evaluation.ties)
+                stats = NamespaceRankStats(xp, *(v[None, :] for v in (s, m, r, mid, xp.take(weight, flat["query"]),
+                                                                      flat["n_cand"], flat["num_relevant"])))
+                pooled = {written: float(stats.compute(spec.base, spec.k)[0]) for written, spec in ranked}
+            else:
+                pooled = {written: None for written, _ in ranked}  # no target at all
+        return _namespace_list_report(xp, data, joined, evaluation, pooled)
 
     def _chunk_kernels(self, score, rel, drop, evaluation):
         from ._kernels import NamespaceDenseLists
@@ -1004,13 +1028,16 @@ class NamespaceMatrix:
         columns = {}
         for lo, score, rel, drop in self._rows():
             is_rel = rel >= self.relevance_level if self.relevance_level is not None else rel > 0
-            for name, value in self._chunk(score, is_rel, drop, targets, lo).items():
+            for name, value in _flatten_targets(xp, self._targets(score, is_rel, drop, targets, lo)).items():
                 columns.setdefault(name, []).append(value)
         joined = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in columns.items()}
         return _namespace_ranks(xp, joined["s"], joined["m"], joined["r"], joined["ordinal"], joined["n_cand"],
                                 joined["num_relevant"], joined["query"], self.data.qid)
 
-    def _chunk(self, score, is_rel, drop, targets, lo):
+    def _targets(self, score, is_rel, drop, targets, lo):
+        """The targets of a chunk of rows as matrices, one row per query, ``present`` marking the slots
+        holding a target: one slot per query (its best-ranked relevant candidate) under
+        ``targets="first"``, every sorted position (the relevant ones present) under ``"all"``."""
         xp = self.xp
         h, n_c = score.shape
         device = self.data.device
@@ -1022,40 +1049,46 @@ class NamespaceMatrix:
         rel_before_block = xp.take_along_axis(cum_rel, start, axis=1)
         rel_in_block = xp.take_along_axis(cum_rel, end, axis=1) - rel_before_block
         n_rel = cum_rel[:, n_c]
-        rows = xp.arange(h, dtype=xp.int64, device=device)
         to_float = (lambda x: xp.astype(x, xp.float64))
+        rows = xp.arange(lo, lo + h, dtype=xp.int64, device=device)[:, None]
         if targets == "all":
             # each relevant candidate against the non-relevant ones: its block without the relevant ones
-            flat = xp.reshape(rel > 0, (-1,))
-            at = xp.nonzero(flat)[0]
-            pick = (lambda x: xp.take(xp.reshape(x, (-1,)), at))
-            s = pick(start - rel_before_block)
-            m = pick((end - start) - rel_in_block) + 1
-            ordinal = pick(position - cum_rel[:, :n_c]) + 1
-            query = at // n_c
-            n_cand = xp.take(n_keep - n_rel + 1, query)
-            ones = xp.ones(at.shape[0], dtype=xp.float64, device=device)
-            return dict(s=to_float(s), m=to_float(m), r=ones, ordinal=to_float(ordinal), n_cand=n_cand,
-                        num_relevant=ones, query=query + lo)
+            zeros = xp.zeros((h, n_c), dtype=xp.float64, device=device)
+            return dict(s=to_float(start - rel_before_block), m=to_float((end - start) - rel_in_block) + 1,
+                        r=zeros + 1, ordinal=to_float(position - cum_rel[:, :n_c]) + 1,
+                        n_cand=zeros + to_float(n_keep - n_rel + 1)[:, None], num_relevant=zeros + 1,
+                        query=rows + xp.zeros((h, n_c), dtype=xp.int64, device=device), present=rel > 0)
         # "first": the tie block of each query's best-ranked relevant candidate
-        has = n_rel > 0
         first = xp.argmax(rel, axis=1)[:, None]  # the first relevant position (ties in input order)
-        kept_rows = xp.nonzero(has)[0]
-
-        def at_first(x):
-            return xp.take(xp.take_along_axis(x, first, axis=1)[:, 0], kept_rows)
-
-        s = at_first(start)
-        m = at_first(end - start)
-        r = at_first(rel_in_block)
-        return dict(s=to_float(s), m=to_float(m), r=to_float(r), ordinal=to_float(xp.take(first[:, 0], kept_rows)) + 1.0,
-                    n_cand=xp.take(n_keep, kept_rows), num_relevant=xp.take(n_rel, kept_rows),
-                    query=xp.take(rows, kept_rows) + lo)
+        at_first = (lambda x: to_float(xp.take_along_axis(x, first, axis=1)))
+        return dict(s=at_first(start), m=at_first(end - start), r=at_first(rel_in_block),
+                    ordinal=to_float(first) + 1, n_cand=to_float(n_keep)[:, None], num_relevant=to_float(n_rel)[:, None],
+                    query=rows, present=(n_rel > 0)[:, None])
 
 
-def _namespace_list_report(xp, data, columns, evaluation):
-    """The report of per-query list metrics in the namespace, as ``partial_report`` and
-    ``reduce_partials`` make it: the ``no_relevant`` policy, skipped queries, weighted means."""
+def _flatten_targets(xp, records):
+    """The present targets of :meth:`NamespaceMatrix._targets`, row after row, as 1-D arrays."""
+    at = xp.nonzero(xp.reshape(records["present"], (-1,)))[0]
+    return {name: xp.take(xp.reshape(value, (-1,)), at) for name, value in records.items() if name != "present"}
+
+
+def _rank_distribution(xp, records, ties):
+    """(s, m, r, mid) of targets under ``ties``, as ``RankDistribution.from_ranks`` reads ``Ranks``."""
+    optimistic = records["s"] + 1
+    pessimistic = records["s"] + records["m"] - records["r"] + 1
+    realistic = (optimistic + pessimistic) / 2
+    if ties == "expected":
+        return records["s"], records["m"], records["r"], realistic
+    value = {"optimistic": optimistic, "pessimistic": pessimistic, "realistic": realistic,
+             "ordinal": records["ordinal"]}[ties]
+    ones = xp.ones_like(value)
+    return value - 1, ones, ones, value
+
+
+def _namespace_list_report(xp, data, columns, evaluation, pooled):
+    """The report of per-query values in the namespace, as ``partial_report`` and ``reduce_partials``
+    make it: the ``no_relevant`` policy, skipped queries, weighted means of the list metrics; the rank
+    statistics' summaries are ``pooled`` (None: no target to rank)."""
     from ._inputs import ALL_EXCLUDED
     from ._report import RankingReport
     from .exceptions import UndefinedMetricWarning
@@ -1085,8 +1118,19 @@ def _namespace_list_report(xp, data, columns, evaluation):
         raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
                          "of 0 instead.")
     summary, per_query = {}, {"qid": xp.take(qid, rows)}
-    for written, spec, _ in resolved:
+    for written, spec, family in resolved:
         values = pick(columns[written])
+        if family == "rank":
+            value = pooled[written]
+            if value is None or math.isnan(value):
+                reason = ("no query has a retrieved relevant item to rank" if value is None
+                          else "no query has a defined value")
+                warnings.warn(f"Metric {written!r} is undefined on this input ({reason}); it is reported as NaN.",
+                              UndefinedMetricWarning, stacklevel=5)
+                value = float("nan")
+            summary[written] = value
+            per_query[written] = xp.take(values, rows)
+            continue
         fill_policy = (evaluation.no_relevant_for or {}).get(spec.base, no_relevant)
         if fill_policy in ("zero", "one") and spec.needs_relevant:
             values = xp.where(has_relevant, values, 0.0 if fill_policy == "zero" else 1.0)

@@ -159,6 +159,58 @@ def test_relevance_matrix_list_metrics_equal_numpy_path(dispatch, xp, ties, mask
 
 @pytest.mark.parametrize("xp", NAMESPACES)
 @pytest.mark.parametrize("ties", TIES)
+@pytest.mark.parametrize("targets", ["first", "all"])
+@pytest.mark.parametrize("options", [{}, dict(weighted=True, no_relevant="zero")], ids=["default", "weighted-zero"])
+def test_relevance_matrix_rank_statistics_equal_numpy_path(dispatch, xp, ties, targets, options):
+    options = dict(options)
+    score, relevance, mask = _relevance_matrix_data(10)
+    if options.pop("weighted", False):
+        options["sample_weight"] = np.random.default_rng(11).random(score.shape[0])
+    # ties of several relevant candidates (targets="first": the best of r among m), "rank" metrics and a
+    # list metric together
+    metrics = RANK_METRICS + ["ndcg@3"]
+    expected, got = _evaluate_both(xp, relevance, score, metrics, ties=ties, targets=targets, exclude=mask,
+                                   **options)
+    assert (got.n_queries, got.n_skipped) == (expected.n_queries, expected.n_skipped)
+    for name in metrics:
+        _close(got.summary[name], expected.summary[name])
+        _close(_as_numpy(xp, got.per_query[name]), expected.per_query[name])
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", TIES)
+def test_evaluate_ranks_in_namespace(dispatch, xp, ties):
+    score, relevance, mask = _relevance_matrix_data(12)
+    _, target, label_mask = _label_index_data(13)
+    weight = np.random.default_rng(14).random(40)
+    for y_true, y_score, exclude, targets in ((relevance, score, mask, "first"), (relevance, score, mask, "all"),
+                                              (target, _label_index_data(13)[0], label_mask, "first")):
+        with sklearn.config_context(array_api_dispatch=False):
+            ranks = compute_ranks(y_true, y_score, exclude=exclude, targets=targets)
+            expected = sr.evaluate_ranks(ranks, metrics=RANK_METRICS, ties=ties)
+        got_ranks = compute_ranks(xp.asarray(y_true), xp.asarray(y_score), exclude=xp.asarray(exclude),
+                                  targets=targets)
+        got = sr.evaluate_ranks(got_ranks, metrics=RANK_METRICS, ties=ties)
+        for name in RANK_METRICS:
+            assert isinstance(got[name], float)
+            _close(got[name], expected[name])
+    # a plain 1-D array of ranks, with candidate counts and weights
+    values = ranks.realistic
+    n_cand = ranks.num_candidates
+    with sklearn.config_context(array_api_dispatch=False):
+        expected = sr.evaluate_ranks(values, num_candidates=n_cand, sample_weight=weight, metrics=RANK_METRICS)
+    got = sr.evaluate_ranks(xp.asarray(values), num_candidates=xp.asarray(n_cand), sample_weight=xp.asarray(weight),
+                            metrics=RANK_METRICS)
+    for name in RANK_METRICS:
+        _close(got[name], expected[name])
+    with pytest.raises(ValueError, match="`ranks` must be finite and >= 1"):
+        sr.evaluate_ranks(xp.asarray(values - 1), metrics="mr")
+    with pytest.raises(ValueError, match="need `num_candidates`"):
+        sr.evaluate_ranks(xp.asarray(values), metrics="amri")
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", TIES)
 def test_label_index_weights_nan_and_metric_functions(dispatch, xp, ties):
     score, target, mask = _label_index_data(2, n_queries=30)
     for row, shift, value in ((3, 1, np.nan), (5, 2, np.inf)):  # NaN: removed under "omit"; inf: a score
@@ -251,8 +303,6 @@ def test_numpy_only_parts_raise_under_dispatch(dispatch, xp):
          dict(y_true=xp.asarray(target), y_score=y_score, exclude=sp.csr_matrix(mask))),
         (TypeError, "`labels` is supported on NumPy input only",
          dict(y_true=xp.asarray(target), y_score=y_score, labels=np.arange(score.shape[1]))),
-        (TypeError, "rank statistics of the relevance-matrix layout.*NumPy only",
-         dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score, targets="all")),
         (TypeError, "'err' of the relevance-matrix layout.*NumPy only",
          dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score, metrics="err")),
         (ValueError, r"column indices must lie in \[0, 12\]. Got \[13\] instead",
