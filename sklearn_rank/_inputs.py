@@ -692,7 +692,12 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
         true = xp.astype(true, xp.float64)
     weight = None if sample_weight is None else _weights_ns(xp, sample_weight, n_queries, device, y_score)
     mask = None
-    if exclude is not None:
+    if exclude is not None and sp.issparse(exclude):
+        if true.ndim != 1:
+            raise TypeError("`exclude` may be a sparse matrix only in the label-index layout. Got "
+                            f"{type(exclude).__name__} with a 2-D `y_true` instead.")
+        mask = SparseMask.from_matrix(xp, exclude, score.shape, device)
+    elif exclude is not None:
         mask = _bool_mask_ns(xp, to_namespace(xp, exclude, device, "exclude", y_score), score.shape, "exclude")
     if true.ndim == 2:
         if tuple(true.shape) != tuple(score.shape):
@@ -726,7 +731,13 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
         raise ValueError(f"`y_true` column indices must lie in [0, {n_candidates - 1}]. "
                          f"Got {[int(values[i]) for i in range(min(5, values.shape[0]))]} instead.")
     target = xp.astype(true, xp.int64)
-    if mask is not None:
+    if isinstance(mask, SparseMask):
+        own = mask.columns == xp.take(target, mask.rows)
+        if bool(xp.any(own)):
+            rows = xp.take(mask.rows, xp.nonzero(own)[0])
+            raise ValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
+                             f"{sorted({int(rows[i]) for i in range(min(5, rows.shape[0]))})} instead.")
+    elif mask is not None:
         own = take_entries(xp, mask, target)
         if bool(xp.any(own)):
             raise ValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
@@ -739,6 +750,40 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
                          "NaN-scored candidates as `exclude` does, and a query's own target cannot be removed. Got "
                          f"a NaN true score in rows {_first_rows(xp, own_nan)} instead.")
     return NamespaceData(xp, device, score, target, mask, weight, nan_policy, "label index")
+
+
+@dataclass
+class SparseMask:
+    """A SciPy sparse ``exclude`` of the label index under dispatch: its entries' rows and columns on the
+    device (the row pointer stays on the host: it only slices the entries of a chunk of rows)."""
+
+    indptr: np.ndarray
+    rows: object
+    columns: object
+
+    @classmethod
+    def from_matrix(cls, xp, exclude, shape, device):
+        if tuple(exclude.shape) != tuple(shape):
+            raise ValueError(f"`exclude` must have the shape of `y_score` {tuple(shape)}. Got {exclude.shape} "
+                             "instead.")
+        mask = sp.csr_matrix(exclude, copy=True).astype(bool)
+        mask.sum_duplicates()
+        mask.eliminate_zeros()
+        rows = np.repeat(np.arange(shape[0], dtype=np.int64), np.diff(mask.indptr))
+        return cls(mask.indptr.astype(np.int64), xp.asarray(rows, device=device),
+                   xp.asarray(mask.indices.astype(np.int64), device=device))
+
+    def per_row(self, xp, flags, lo, hi, device):
+        """Per row of ``lo:hi``: the True ``flags`` among the entries of those rows (in order)."""
+        first = int(self.indptr[lo])
+        bounds = xp.asarray(self.indptr[lo:hi + 1] - first, device=device)
+        cumulative = xp.concat([xp.zeros(1, dtype=xp.int64, device=device),
+                                xp.cumulative_sum(xp.astype(flags, xp.int64))])
+        return xp.take(cumulative, bounds[1:]) - xp.take(cumulative, bounds[:-1])
+
+    def entries(self, lo, hi):
+        """The slice of the entries of rows ``lo:hi``."""
+        return slice(int(self.indptr[lo]), int(self.indptr[hi]))
 
 
 def take_entries(xp, matrix, column, lo=0):

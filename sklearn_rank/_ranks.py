@@ -744,8 +744,12 @@ class NamespaceLabelIndex:
     def __init__(self, data, stable=True):
         from ._inputs import namespace_chunk, take_entries
 
+        from ._inputs import SparseMask
+
         xp, score, target, mask = data.xp, data.score, data.true, data.exclude
-        self.xp, self.data, self.stable = xp, data, stable
+        sparse = mask if isinstance(mask, SparseMask) else None
+        mask = None if sparse is not None else mask
+        self.xp, self.data, self.stable, self.sparse = xp, data, stable, sparse
         n_q, n_c = score.shape
         step = max(1, namespace_chunk(data.device) // n_c)
         columns = xp.arange(n_c, dtype=xp.int64, device=data.device)
@@ -766,16 +770,35 @@ class NamespaceLabelIndex:
             if stable:
                 before.append(xp.count_nonzero(level & (columns < target[lo:hi, None]), axis=1))
             sums.append(xp.sum(block, axis=1))
+            if sparse is not None:
+                # a sparse mask is never made dense: its entries' share is taken out of the counts
+                self._subtract_excluded(block, true, target[lo:hi], lo, hi, greater, equal, before, kept)
             del above, level, block
         join = (lambda parts: xp.astype(parts[0] if len(parts) == 1 else xp.concat(parts), xp.int64))
         self.greater = join(greater)
         self.equal = join(equal) - 1  # the true candidate ties with itself
         self.equal_before = join(before) if stable else None
-        self.n_candidates = join(kept) if mask is not None else xp.full(n_q, n_c, dtype=xp.int64,
-                                                                            device=data.device)
+        self.n_candidates = (join(kept) + n_c if sparse is not None else join(kept) if mask is not None
+                             else xp.full(n_q, n_c, dtype=xp.int64, device=data.device))
         row_sums = xp.concat(sums) if len(sums) > 1 else sums[0]
         if not bool(xp.all(xp.isfinite(row_sums))):
             self.n_candidates = self.n_candidates - self._nan_counts(step)
+
+    def _subtract_excluded(self, block, true, target, lo, hi, greater, equal, before, kept):
+        """Take the entries of a sparse mask in rows ``lo:hi`` out of the chunk's counts (last in each list)."""
+        xp, sparse, device = self.xp, self.sparse, self.data.device
+        at = sparse.entries(lo, hi)
+        rows, columns = sparse.rows[at] - lo, sparse.columns[at]
+        n_c = block.shape[1]
+        values = xp.take(xp.reshape(block, (-1,)), rows * n_c + columns)
+        level = xp.take(true[:, 0], rows)
+        greater[-1] = xp.astype(greater[-1], xp.int64) - sparse.per_row(xp, values > level, lo, hi, device)
+        tied = values == level
+        equal[-1] = xp.astype(equal[-1], xp.int64) - sparse.per_row(xp, tied, lo, hi, device)
+        if self.stable:
+            earlier = tied & (columns < xp.take(target, rows))
+            before[-1] = xp.astype(before[-1], xp.int64) - sparse.per_row(xp, earlier, lo, hi, device)
+        kept.append(-sparse.per_row(xp, xp.ones_like(tied), lo, hi, device))
 
     def _nan_counts(self, step):
         """NaN-scored candidates that no mask removes, per row (an error under nan_policy="raise")."""
@@ -785,10 +808,16 @@ class NamespaceLabelIndex:
         counts = []
         for lo in range(0, data.n_queries, step):
             hi = min(data.n_queries, lo + step)
-            nan = xp.isnan(data.score[lo:hi, ...])
-            if data.exclude is not None:
+            block = data.score[lo:hi, ...]
+            nan = xp.isnan(block)
+            if data.exclude is not None and self.sparse is None:
                 nan = nan & ~data.exclude[lo:hi, ...]
             per_row = xp.astype(xp.count_nonzero(nan, axis=1), xp.int64)
+            if self.sparse is not None:  # the excluded entries may hold any value
+                at = self.sparse.entries(lo, hi)
+                flat = (self.sparse.rows[at] - lo) * block.shape[1] + self.sparse.columns[at]
+                per_row = per_row - self.sparse.per_row(xp, xp.isnan(xp.take(xp.reshape(block, (-1,)), flat)), lo,
+                                                        hi, data.device)
             if data.nan_policy != "omit" and bool(xp.any(per_row > 0)):
                 row = lo + int(xp.nonzero(per_row > 0)[0][0])
                 raise ValueError(nan_message(f"a NaN score in row {row}"))

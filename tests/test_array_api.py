@@ -211,6 +211,39 @@ def test_evaluate_ranks_in_namespace(dispatch, xp, ties):
 
 @pytest.mark.parametrize("xp", NAMESPACES)
 @pytest.mark.parametrize("ties", TIES)
+def test_label_index_sparse_mask(dispatch, xp, ties):
+    """A SciPy sparse ``exclude`` with namespace scores: its entries are moved to the device, never the scores."""
+    score, target, mask = _label_index_data(15)
+    score[2, (target[2] + 3) % score.shape[1]] = np.nan
+    mask[2, (target[2] + 3) % score.shape[1]] = True  # an excluded NaN: any value may sit there
+    score[3, (target[3] + 1) % score.shape[1]] = np.nan
+    mask[3, (target[3] + 1) % score.shape[1]] = False  # a NaN that is kept: removed under "omit"
+    rows, columns = np.nonzero(mask)
+    # any sparse format, an entry written twice
+    sparse_mask = sp.coo_matrix((np.ones(rows.size + 1, dtype=bool), (np.r_[rows, rows[0]], np.r_[columns, columns[0]])),
+                                shape=mask.shape)
+    metrics = RANK_METRICS + ["ndcg@3", "auc"]
+    for targets in ("first", "all"):
+        with sklearn.config_context(array_api_dispatch=False), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = evaluate(target, score, metrics=metrics, exclude=mask, ties=ties, targets=targets,
+                                nan_policy="omit")
+            ranks = compute_ranks(target, score, exclude=mask, targets=targets, nan_policy="omit")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = evaluate(xp.asarray(target), xp.asarray(score), metrics=metrics, exclude=sparse_mask, ties=ties,
+                           targets=targets, nan_policy="omit")
+        for name in metrics:
+            _close(got.summary[name], expected.summary[name])
+            _close(_as_numpy(xp, got.per_query[name]), expected.per_query[name])
+        got_ranks = compute_ranks(xp.asarray(target), xp.asarray(score), exclude=sp.csr_matrix(mask), targets=targets,
+                                  nan_policy="omit")
+        for field in ("optimistic", "pessimistic", "ordinal", "num_candidates"):
+            _close(_as_numpy(xp, getattr(got_ranks, field)), getattr(ranks, field))
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", TIES)
 def test_label_index_weights_nan_and_metric_functions(dispatch, xp, ties):
     score, target, mask = _label_index_data(2, n_queries=30)
     for row, shift, value in ((3, 1, np.nan), (5, 2, np.inf)):  # NaN: removed under "omit"; inf: a score
@@ -299,8 +332,13 @@ def test_numpy_only_parts_raise_under_dispatch(dispatch, xp):
     cases = [
         (TypeError, "grouped-rows layout.*NumPy only", dict(y_true=xp.asarray(score[0] > 3), y_score=y_score[0, ...])),
         (TypeError, "grouped-rows layout.*Got qid=", dict(y_true=xp.asarray(target), y_score=y_score, qid=rows)),
-        (TypeError, "`exclude` must be a dense array.*scipy.sparse",
-         dict(y_true=xp.asarray(target), y_score=y_score, exclude=sp.csr_matrix(mask))),
+        (TypeError, "`exclude` may be a sparse matrix only in the label-index layout",
+         dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score, exclude=sp.csr_matrix(mask))),
+        (TypeError, "`sample_weight` must be a dense array.*scipy.sparse",
+         dict(y_true=xp.asarray(target), y_score=y_score, sample_weight=sp.csr_matrix(np.ones((1, 40))))),
+        (ValueError, r"must not remove a query's own target. Got the target excluded in rows \[0\]",
+         dict(y_true=xp.asarray(target), y_score=y_score,
+              exclude=sp.csr_matrix(np.where(np.arange(40)[:, None] == 0, True, mask)))),
         (TypeError, "`labels` is supported on NumPy input only",
          dict(y_true=xp.asarray(target), y_score=y_score, labels=np.arange(score.shape[1]))),
         (TypeError, "'err' of the relevance-matrix layout.*NumPy only",
