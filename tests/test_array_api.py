@@ -317,8 +317,16 @@ def test_no_conversion_to_numpy(dispatch, monkeypatch):
     assert all(type(values) is array_type for values in report.per_query.values())
     assert sr.hits_at_k(y_target, y_score, k=3, exclude=y_mask, ties="ordinal") == report.summary["hits@3"]
     for ties in TIES:
-        matrix = evaluate(y_rel, y_score, metrics=RELEVANCE_MATRIX_LIST_METRICS, ties=ties, no_relevant="zero")
-        assert all(isinstance(value, float) for value in matrix.summary.values())
+        for targets in ("first", "all"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # undefined adjusted metrics, AUC
+                matrix = evaluate(y_rel, y_score, metrics=RELEVANCE_MATRIX_LIST_METRICS + RANK_METRICS, ties=ties,
+                                  targets=targets, no_relevant="zero")
+                ranked = sr.evaluate_ranks(compute_ranks(y_rel, y_score, targets=targets), metrics=RANK_METRICS,
+                                           ties=ties)
+            assert all(isinstance(value, float) for value in [*matrix.summary.values(), *ranked.values()])
+    sparse = evaluate(y_target, y_score, metrics="mrr", exclude=sp.csr_matrix(mask)).summary["mrr"]
+    assert sparse == evaluate(y_target, y_score, metrics="mrr", exclude=y_mask).summary["mrr"]
     for targets in ("first", "all"):
         assert type(compute_ranks(y_target, y_score, exclude=y_mask, targets=targets).realistic) is array_type
         assert type(compute_ranks(y_rel, y_score, targets=targets).expected) is array_type
