@@ -404,3 +404,33 @@ def test_docs_example_runs_as_shown(dispatch):
     with contextlib.ExitStack():
         exec(compile(code, "docs/filtered.rst", "exec"), namespace)
     assert printed == shown and printed
+
+
+def test_outputs_stay_on_the_inputs_device(dispatch):
+    """array-api-strict's second device: arrays of two devices never mix, so every array the engine
+    makes must be made on the input's device (NumPy inputs beside it are moved there)."""
+    xp = pytest.importorskip("array_api_strict")
+    device = xp.Device("device1")
+    score, target, mask = _label_index_data(16)
+    relevance = (score > 3) * 1.0
+    on_device = (lambda a: xp.asarray(a, device=device))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # AUC and adjusted metrics undefined for the query with one candidate
+        report = evaluate(on_device(target), on_device(score), exclude=mask, sample_weight=np.ones(40),
+                          metrics=LIST_METRICS + RANK_METRICS, targets="first")
+        with sklearn.config_context(array_api_dispatch=False):
+            expected = evaluate(target, score, exclude=mask, metrics=LIST_METRICS + RANK_METRICS)
+    assert all(values.device == device for values in report.per_query.values())
+    for name in report.summary:
+        _close(report.summary[name], expected.summary[name])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        matrix = evaluate(on_device(relevance), on_device(score), metrics=RELEVANCE_MATRIX_LIST_METRICS + RANK_METRICS,
+                          sample_weight=on_device(np.ones(40)), targets="all")
+    assert all(values.device == device for values in matrix.per_query.values())
+    for layout_true, exclude in ((target, sp.csr_matrix(mask)), (relevance, mask & (relevance == 0))):
+        ranks = compute_ranks(on_device(layout_true), on_device(score), exclude=exclude)
+        assert ranks.realistic.device == ranks.num_candidates.device == ranks.qid.device == device
+        assert isinstance(sr.evaluate_ranks(ranks, metrics=RANK_METRICS)["amri"], float)
+    with pytest.raises(ValueError, match="must be on the device of `y_score`"):
+        evaluate(xp.asarray(target), on_device(score), metrics="mrr")
