@@ -916,3 +916,23 @@ def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, samp
                           UndefinedMetricWarning, stacklevel=3)
         out[written] = value
     return out
+
+
+def positive_vs_negatives_in_namespace(xp, y_pred_pos, y_pred_neg):
+    """``positive_vs_negatives`` of arrays of ``xp``: the score matrix built in the namespace, on the device."""
+    from ._inputs import to_namespace
+    from ._sklearn_compat import array_device
+
+    device = array_device(y_pred_neg)
+    neg = y_pred_neg
+    pos = to_namespace(xp, y_pred_pos, device, "y_pred_pos", neg)
+    if pos.ndim != 1:
+        raise ValueError(f"`y_pred_pos` must be 1-D (one score per query). Got shape {tuple(pos.shape)} instead.")
+    if neg.ndim == 1 and pos.shape[0] == 1:
+        neg = neg[None, :]
+    if neg.ndim != 2 or neg.shape[0] != pos.shape[0]:
+        raise ValueError(f"`y_pred_neg` must be 2-D with one row per query ({pos.shape[0]}). "
+                         f"Got shape {tuple(neg.shape)} instead.")
+    dtype = xp.result_type(pos.dtype, neg.dtype)
+    y_score = xp.concat([xp.astype(pos, dtype)[:, None], xp.astype(neg, dtype)], axis=1)
+    return xp.zeros(pos.shape[0], dtype=xp.int64, device=device), y_score

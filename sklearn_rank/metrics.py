@@ -357,7 +357,9 @@ def positive_vs_negatives(y_pred_pos, y_pred_neg):
     y_true : ndarray of shape (n_queries,)
         Zeros: the true column of every row.
     y_score : ndarray of shape (n_queries, 1 + n_negatives)
-        The positive score followed by the negative ones.
+        The positive score followed by the negative ones. Under scikit-learn's
+        Array API dispatch, scores of another library (a torch tensor) give
+        arrays of that library on its device, ``y_true`` too.
 
     Examples
     --------
@@ -369,6 +371,9 @@ def positive_vs_negatives(y_pred_pos, y_pred_neg):
     >>> round(mean_reciprocal_rank(y_true, y_score, ties="realistic"), 4)   # ranks 1 and 2.5
     0.7
     """
+    xp = _engine.array_namespace(y_pred_neg)
+    if xp is not None:
+        return _engine.positive_vs_negatives_in_namespace(xp, y_pred_pos, y_pred_neg)
     pos = np.asarray(y_pred_pos)
     neg = np.asarray(y_pred_neg)
     if pos.ndim != 1:

@@ -434,3 +434,19 @@ def test_outputs_stay_on_the_inputs_device(dispatch):
         assert isinstance(sr.evaluate_ranks(ranks, metrics=RANK_METRICS)["amri"], float)
     with pytest.raises(ValueError, match="must be on the device of `y_score`"):
         evaluate(xp.asarray(target), on_device(score), metrics="mrr")
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+def test_positive_vs_negatives_in_namespace(dispatch, xp):
+    rng = np.random.default_rng(17)
+    positive, negatives = rng.integers(0, 5, size=30).astype(float), rng.integers(0, 5, size=(30, 8)).astype(float)
+    y_true, y_score = sr.positive_vs_negatives(xp.asarray(positive), xp.asarray(negatives))
+    assert type(y_score) is type(xp.asarray(positive)) and type(y_true) is type(y_score)
+    with sklearn.config_context(array_api_dispatch=False):
+        expected_true, expected_score = sr.positive_vs_negatives(positive, negatives)
+        expected = sr.mean_reciprocal_rank(expected_true, expected_score, ties="realistic")
+    _close(_as_numpy(xp, y_score), expected_score)
+    _close(_as_numpy(xp, y_true), expected_true)
+    _close(sr.mean_reciprocal_rank(y_true, y_score, ties="realistic"), expected)
+    with pytest.raises(ValueError, match="`y_pred_neg` must be 2-D with one row per query"):
+        sr.positive_vs_negatives(xp.asarray(positive), xp.asarray(negatives[:3]))
