@@ -5,6 +5,7 @@ Usage::
     python benchmarks/array_api.py              # 20,000 x 15,000 float32, ~20 filtered per row
     python benchmarks/array_api.py --quick      # 2,000 x 15,000
     python benchmarks/array_api.py --json benchmarks/results/array_api.json
+    python benchmarks/array_api.py --threads 1     # torch on one CPU thread (a shared machine)
 
 A label-index workload (link prediction: each row a query, each column an entity, one true
 column per row) with a dense filtered ``exclude`` mask, metrics MRR, hits@10 and mean rank, on
@@ -68,11 +69,11 @@ def run(size, repeat):
             if device == "cuda":
                 torch.cuda.synchronize()
 
-        def namespace():
+        def namespace(target=target, scores=scores, exclude=exclude):
             with sklearn.config_context(array_api_dispatch=True):
                 return evaluate(target, scores, metrics=METRICS, exclude=exclude).summary
 
-        def numpy_with_copy():
+        def numpy_with_copy(target=target, scores=scores, exclude=exclude):
             return evaluate(target.cpu().numpy(), scores.cpu().numpy(), metrics=METRICS,
                             exclude=exclude.cpu().numpy()).summary
 
@@ -93,7 +94,7 @@ def run(size, repeat):
                              summary=results[name], max_abs_diff=diff))
         log(f"{device}: " + ", ".join(f"{name} {fmt_s(min(times[name]))}" for name in setups)
             + f"; max |diff| {diff:.1e}")
-        del scores, target, exclude
+        del scores, target, exclude, setups, namespace, numpy_with_copy
     return rows
 
 
@@ -102,12 +103,17 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="2,000 rows instead of 20,000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch's CPU threads (default: torch's own choice); on a machine whose cores are "
+                             "busy with other jobs, 1 avoids threads waiting on each other")
     args = parser.parse_args(argv)
     try:
         import torch
     except ImportError:
         log("torch is not installed: nothing to measure")
         return 0
+    if args.threads:
+        torch.set_num_threads(args.threads)
     size = QUICK if args.quick else FULL
     log(f"label index: {size['n_queries']:,} x {size['n_candidates']:,} float32 torch scores, "
         f"{size['filtered']} filtered per row (dense exclude mask); metrics {', '.join(METRICS)}; torch "
@@ -125,7 +131,7 @@ def main(argv=None):
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(dict(
             command="python benchmarks/array_api.py" + (" --quick" if args.quick else "")
-            + f" --repeat {args.repeat}", environment=describe_environment(), size=size, metrics=METRICS,
+            + f" --repeat {args.repeat}" + (f" --threads {args.threads}" if args.threads else ""), environment=describe_environment(), size=size, metrics=METRICS,
             torch=torch.__version__, torch_threads=torch.get_num_threads(), rows=rows, agree=agree), indent=1))
     return 0 if agree else 1
 

@@ -5,8 +5,6 @@ off), which the rest of the suite checks against brute force and peers. Every ti
 without an ``exclude`` mask, on integer-valued scores (ties in most rows).
 """
 
-import contextlib
-import doctest
 import pathlib
 import re
 import warnings
@@ -401,8 +399,7 @@ def test_docs_example_runs_as_shown(dispatch):
     shown = [line.split("# prints ", 1)[1].strip() for line in code.splitlines() if "# prints " in line]
     printed = []
     namespace = {"print": lambda *args: printed.append(" ".join(str(a) for a in args))}
-    with contextlib.ExitStack():
-        exec(compile(code, "docs/filtered.rst", "exec"), namespace)
+    exec(compile(code, "docs/filtered.rst", "exec"), namespace)
     assert printed == shown and printed
 
 
