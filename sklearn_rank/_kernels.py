@@ -1020,7 +1020,7 @@ def ns_first_expectation(xp, s, m, r, k, kind, power=1, a=None):
         return xp.where(many, _hits_of_best(xp, s, m, xp.where(many, r, 2.0), k, device), simple)
     support = xp.where(many, m - r + 1, 1.0)
     length = int(xp.max(support))
-    group = max(1, namespace_chunk(device) // length)
+    group = max(1, namespace_chunk(device) // (8 * length))  # a few float64 matrices of group x length
     parts = []
     for lo in range(0, s.shape[0], group):
         hi = min(s.shape[0], lo + group)
@@ -1039,7 +1039,7 @@ def _hits_of_best(xp, s, m, r, k, device):
     t = _clip(xp, xp.floor(k - s), 0.0, m)
     ok = m - t >= r
     length = int(xp.max(r))
-    group = max(1, namespace_chunk(device) // length)
+    group = max(1, namespace_chunk(device) // (8 * length))
     i = xp.arange(length, dtype=xp.float64, device=device)[None, :]
     parts = []
     for lo in range(0, s.shape[0], group):

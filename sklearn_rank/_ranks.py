@@ -884,7 +884,9 @@ class NamespaceMatrix:
 
         xp, data = self.xp, self.data
         n_q, n_c = data.score.shape
-        step = max(1, namespace_chunk(data.device) // n_c)
+        # a sorted chunk holds about a dozen float64 and int64 matrices (orders, tie blocks, cumulative
+        # counts, the blocks of a tie policy): an eighth of the label index's chunk
+        step = max(1, namespace_chunk(data.device) // (8 * n_c))
         for lo in range(0, n_q, step):
             hi = min(n_q, lo + step)
             score = data.score[lo:hi, ...]
@@ -960,8 +962,9 @@ class NamespaceMatrix:
             raise ValueError("`gain='exponential'` uses 2**rel - 1, which overflows for relevance of 1024 or more; "
                              "use gain='linear' for such grades. Got maximum relevance "
                              f"{float(xp.max(data.true))!r} instead.")
-        ranked = [(written, spec) for written, spec, family in evaluation.resolved if family == "rank"]
-        listed = [(written, spec) for written, spec, family in evaluation.resolved if family == "list"]
+        # a name written twice is computed once (its values are the same)
+        ranked = list({written: spec for written, spec, family in evaluation.resolved if family == "rank"}.items())
+        listed = list({written: spec for written, spec, family in evaluation.resolved if family == "list"}.items())
         columns, targets = {}, {}
         for lo, score, rel, drop in self._rows():
             kernels, n_rel, n_keep = self._chunk_kernels(score, rel, drop, evaluation)

@@ -447,3 +447,36 @@ def test_positive_vs_negatives_in_namespace(dispatch, xp):
     _close(sr.mean_reciprocal_rank(y_true, y_score, ties="realistic"), expected)
     with pytest.raises(ValueError, match="`y_pred_neg` must be 2-D with one row per query"):
         sr.positive_vs_negatives(xp.asarray(positive), xp.asarray(negatives[:3]))
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", ["expected", "ordinal"])
+def test_many_chunks_give_the_same_values(dispatch, xp, ties, monkeypatch):
+    """Chunks of a few rows (the chunk size is shrunk): every loop over rows and over expanded terms
+    runs many times, and the values are those of one chunk."""
+    import sklearn_rank._inputs as inputs
+
+    monkeypatch.setattr(inputs, "NAMESPACE_CHUNK_CPU", 64)
+    score, target, mask = _label_index_data(18)
+    score[7, (target[7] + 1) % 13] = np.nan
+    mask[7, (target[7] + 1) % 13] = False
+    metrics = RANK_METRICS + LIST_METRICS[:6]
+    for exclude in (mask, sp.csr_matrix(mask)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with sklearn.config_context(array_api_dispatch=False):
+                expected = evaluate(target, score, metrics=metrics, exclude=mask, ties=ties, nan_policy="omit")
+            got = evaluate(xp.asarray(target), xp.asarray(score), metrics=metrics, ties=ties, nan_policy="omit",
+                           exclude=exclude if sp.issparse(exclude) else xp.asarray(exclude))
+        for name in metrics:
+            _close(got.summary[name], expected.summary[name])
+            _close(_as_numpy(xp, got.per_query[name]), expected.per_query[name])
+    score, relevance, mask = _relevance_matrix_data(19)
+    for targets in ("first", "all"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected, got = _evaluate_both(xp, relevance, score, RANK_METRICS + RELEVANCE_MATRIX_LIST_METRICS,
+                                           ties=ties, targets=targets, exclude=mask)
+        for name in RANK_METRICS + RELEVANCE_MATRIX_LIST_METRICS:
+            _close(got.summary[name], expected.summary[name])
+            _close(_as_numpy(xp, got.per_query[name]), expected.per_query[name])
