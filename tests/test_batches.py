@@ -423,11 +423,15 @@ def test_arrow_columns_read_from_their_buffers_at_any_offset(types):
     """Batches sliced out of one batch (buffers shared, non-zero offsets) of narrow and wide types."""
     frame = grouped_frame(53, n_queries=50)
     qid_type, score_type, label_type, flag_type = types
+    # NumPy arrays of each type (old pyarrow casts no float64 to float16)
     whole = pa.RecordBatch.from_pydict({
-        "qid": pa.array(frame["qid"].to_numpy() - 990, type=qid_type),
-        "score": pa.array(frame["score"].to_numpy(), type=score_type),
-        "label": pa.array(frame["label"].to_numpy(), type=label_type),
-        "excluded": pa.array(frame["excluded"].to_numpy(), type=flag_type)})
+        "qid": pa.array((frame["qid"].to_numpy() - 990).astype(qid_type)),
+        "score": pa.array(frame["score"].to_numpy().astype(score_type)),
+        "label": pa.array(frame["label"].to_numpy().astype(label_type)),
+        "excluded": pa.array(frame["excluded"].to_numpy().astype(flag_type))})
+    assert [str(field.type) for field in whole.schema] == [qid_type, {"float16": "halffloat", "float32": "float",
+                                                                      "float64": "double"}[score_type],
+                                                           label_type, flag_type]
     slices = cut(whole.num_rows, 53, max_rows=13)
     batches = [whole.slice(s.start, s.stop - s.start) for s in slices]
     assert any(batch.column(3).offset % 8 for batch in batches)  # bit offsets inside a byte
