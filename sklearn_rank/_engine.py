@@ -920,9 +920,10 @@ def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, samp
 
 def positive_vs_negatives_in_namespace(xp, y_pred_pos, y_pred_neg):
     """``positive_vs_negatives`` of arrays of ``xp``: the score matrix built in the namespace, on the device."""
-    from ._inputs import to_namespace
+    from ._inputs import check_strided, to_namespace
     from ._sklearn_compat import array_device
 
+    check_strided(y_pred_neg, "y_pred_neg")
     device = array_device(y_pred_neg)
     neg = y_pred_neg
     pos = to_namespace(xp, y_pred_pos, device, "y_pred_pos", neg)
@@ -933,6 +934,10 @@ def positive_vs_negatives_in_namespace(xp, y_pred_pos, y_pred_neg):
     if neg.ndim != 2 or neg.shape[0] != pos.shape[0]:
         raise ValueError(f"`y_pred_neg` must be 2-D with one row per query ({pos.shape[0]}). "
                          f"Got shape {tuple(neg.shape)} instead.")
-    dtype = xp.result_type(pos.dtype, neg.dtype)
+    same_kind = any(xp.isdtype(pos.dtype, kind) and xp.isdtype(neg.dtype, kind)
+                    for kind in ("bool", "integral", "real floating"))
+    # as NumPy's concatenation: integers with floats in float64 (array-api-strict does not promote
+    # across kinds, torch would round integers beyond 2**24 into float32 ties)
+    dtype = xp.result_type(pos.dtype, neg.dtype) if same_kind else xp.float64
     y_score = xp.concat([xp.astype(pos, dtype)[:, None], xp.astype(neg, dtype)], axis=1)
     return xp.zeros(pos.shape[0], dtype=xp.int64, device=device), y_score

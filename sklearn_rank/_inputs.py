@@ -582,11 +582,22 @@ def _namespace_name(x):
     return type(x).__module__.split(".")[0] + "." + type(x).__name__
 
 
+def check_strided(x, name):
+    """A TypeError for a sparse array of the namespace (a torch sparse COO or CSR tensor): the
+    namespace kernels slice and index dense arrays only."""
+    layout = getattr(x, "layout", None)
+    if layout is not None and "sparse" in str(layout):
+        raise TypeError(f"`{name}` must be a dense array under array_api_dispatch (sparse tensors are not "
+                        "computed in the namespace); pass it dense (`.to_dense()`), or for `exclude` of the "
+                        f"label index a SciPy sparse matrix. Got a tensor of layout {layout} instead.")
+
+
 def to_namespace(xp, x, device, name, reference):
     """``x`` as an array of ``xp`` on ``device``: an array of ``xp`` as it is (never copied), a NumPy
     array or a list moved there; an array of a third library is an error."""
     from ._sklearn_compat import is_namespace_array
 
+    check_strided(x, name)
     if sp.issparse(x):
         raise TypeError(f"`{name}` must be a dense array of the namespace of `y_score` under array_api_dispatch "
                         "(sparse matrices are for NumPy scores). Got a scipy.sparse "
@@ -636,7 +647,8 @@ def _first_rows(xp, flags, n=5):
 
 def _weights_ns(xp, sample_weight, n_queries, device, reference, unit="query"):
     w = to_namespace(xp, sample_weight, device, "sample_weight", reference)
-    if w.ndim != 1 or not (xp.isdtype(w.dtype, "real floating") or xp.isdtype(w.dtype, "integral")):
+    if w.ndim != 1 or not (xp.isdtype(w.dtype, "real floating") or xp.isdtype(w.dtype, "integral")
+                           or xp.isdtype(w.dtype, "bool")):  # booleans weigh 0 or 1, as on the NumPy path
         raise ValueError(f"`sample_weight` must be 1-D and hold numbers. Got shape {tuple(w.shape)} and dtype "
                          f"{w.dtype} instead.")
     if w.shape[0] != n_queries:
@@ -663,6 +675,7 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if y_true is None:
         raise ValueError("`y_true` and `y_score` are required. Got None instead.")
+    check_strided(y_score, "y_score")
     score = y_score
     if score.ndim != 2 or qid is not None:
         got = "qid=" if qid is not None else f"a {score.ndim}-D `y_score`"

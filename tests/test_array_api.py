@@ -480,3 +480,66 @@ def test_many_chunks_give_the_same_values(dispatch, xp, ties, monkeypatch):
         for name in RANK_METRICS + RELEVANCE_MATRIX_LIST_METRICS:
             _close(got.summary[name], expected.summary[name])
             _close(_as_numpy(xp, got.per_query[name]), expected.per_query[name])
+
+
+def _torch_or_skip():
+    return pytest.importorskip("array_api_compat.torch")
+
+
+@pytest.mark.parametrize("layout", ["label index", "relevance matrix"])
+def test_torch_sparse_tensors_are_a_clear_error(dispatch, layout):
+    """PyG keeps masks and adjacency as torch sparse tensors: they are named in a TypeError, not torch's
+    internal error from slicing a sparse tensor."""
+    xp = _torch_or_skip()
+    score, target, mask = _label_index_data(20)
+    y_true = target if layout == "label index" else (np.arange(13)[None, :] == target[:, None]).astype(float)
+    sparse_mask = xp.asarray(mask).to_sparse()
+    for name, kwargs in (("exclude", dict(exclude=sparse_mask)),
+                         ("exclude", dict(exclude=xp.asarray(mask).to_sparse_csr())),
+                         ("y_score", dict(y_score=xp.asarray(score).to_sparse())),
+                         ("y_true", dict(y_true=xp.asarray(y_true).to_sparse()))):
+        arguments = {"y_true": xp.asarray(y_true), "y_score": xp.asarray(score), **kwargs}
+        with pytest.raises(TypeError, match=rf"`{name}` must be a dense array under array_api_dispatch.*Got a "
+                                            r"tensor of layout torch.sparse_\w+ instead\."):
+            evaluate(arguments["y_true"], arguments["y_score"], metrics="mrr", exclude=arguments.get("exclude"))
+        with pytest.raises(TypeError, match=rf"`{name}` must be a dense array"):
+            compute_ranks(arguments["y_true"], arguments["y_score"], exclude=arguments.get("exclude"))
+    with pytest.raises(TypeError, match="`y_pred_neg` must be a dense array"):
+        sr.positive_vs_negatives(xp.asarray(score[:, 0]), xp.asarray(score[:, 1:]).to_sparse())
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+def test_positive_vs_negatives_integer_positives_with_float_negatives(dispatch, xp):
+    """Integer positive scores (a list of ints, say) with float negatives: NumPy's concatenation
+    promotes both to float64; the namespace does the same (array-api-strict does not promote
+    across kinds, torch would promote to float32 and tie integers beyond 2**24)."""
+    rng = np.random.default_rng(21)
+    positive = 2 ** 25 + rng.integers(0, 3, size=20)  # distinct in float64, equal in float32
+    negatives = (2 ** 25 + rng.integers(0, 3, size=(20, 6))).astype(np.float32)
+    with sklearn.config_context(array_api_dispatch=False):
+        expected_true, expected_score = sr.positive_vs_negatives(positive, negatives)
+        expected = evaluate(expected_true, expected_score, metrics=["mrr", "hits@1", "mr"])
+    for pos in (xp.asarray(positive), positive.tolist()):
+        y_true, y_score = sr.positive_vs_negatives(pos, xp.asarray(negatives))
+        assert y_score.dtype == xp.float64
+        _close(_as_numpy(xp, y_score), expected_score)
+        got = evaluate(y_true, y_score, metrics=["mrr", "hits@1", "mr"])
+        for name in ("mrr", "hits@1", "mr"):
+            _close(got.summary[name], expected.summary[name])
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+def test_boolean_sample_weight_as_on_the_numpy_path(dispatch, xp):
+    """A boolean sample_weight weighs the queries 0 or 1 on the NumPy path; the same under dispatch."""
+    score, target, _ = _label_index_data(22)
+    weight = np.random.default_rng(23).random(score.shape[0]) < 0.5
+    expected, got = _evaluate_both(xp, target, score, ["mrr", "hits@3", "ndcg"], sample_weight=weight)
+    for name in ("mrr", "hits@3", "ndcg"):
+        _close(got.summary[name], expected.summary[name])
+    with sklearn.config_context(array_api_dispatch=False):
+        ranks = compute_ranks(target, score)
+        expected_ranks = sr.evaluate_ranks(ranks, metrics=["mrr", "amri"], sample_weight=weight)
+    got_ranks = sr.evaluate_ranks(compute_ranks(xp.asarray(target), xp.asarray(score)), metrics=["mrr", "amri"],
+                                  sample_weight=xp.asarray(weight))
+    for name in ("mrr", "amri"):
+        _close(got_ranks[name], expected_ranks[name])
