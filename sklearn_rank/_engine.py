@@ -858,13 +858,19 @@ def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, samp
             arr = xp.full(n, float(arr), dtype=xp.float64, device=device)
         ok = arr.ndim == 1 and arr.shape[0] == n and (xp.isdtype(arr.dtype, "integral")
                                                        or xp.isdtype(arr.dtype, "real floating"))
-        if ok:
-            arr = as_float(arr)
-            ok = bool(xp.all(xp.isfinite(arr) & (arr >= 1) & (arr == xp.round(arr))))
         if not ok:
             raise ValueError(f"`{name}` must hold one positive integer per rank ({n}). Got an array of shape "
                              f"{tuple(arr.shape)} and dtype {arr.dtype} instead.")
+        arr = as_float(arr)
+        bad = ~(xp.isfinite(arr) & (arr >= 1) & (arr == xp.round(arr)))
+        if bool(xp.any(bad)):
+            i = first(bad)
+            raise ValueError(f"`{name}` must hold one positive integer per rank ({n}). Got {float(arr[i])!r} at "
+                             f"position {i} instead.")
         return arr
+
+    def first(flags):
+        return int(xp.nonzero(flags)[0][0])
 
     if isinstance(ranks, Ranks):
         n = len(ranks)
@@ -894,12 +900,15 @@ def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, samp
         n_rel = xp.ones_like(mid) if num_relevant is None else counts(num_relevant, "num_relevant", n)
         if n_cand is not None:
             if bool(xp.any(n_rel > n_cand)):
-                raise ValueError("`num_relevant` must not exceed `num_candidates`. Got num_relevant greater than "
-                                 "num_candidates instead.")
+                i = first(n_rel > n_cand)
+                raise ValueError(f"`num_relevant` must not exceed `num_candidates`. Got num_relevant={int(n_rel[i])} "
+                                 f"with num_candidates={int(n_cand[i])} at position {i} instead.")
             if bool(xp.any(mid > n_cand - n_rel + 1)):
+                i = first(mid > n_cand - n_rel + 1)
                 raise ValueError("`ranks` must be possible: the best of num_relevant relevant candidates among "
-                                 "num_candidates ranks at most num_candidates - num_relevant + 1. Got a larger rank "
-                                 "instead.")
+                                 f"num_candidates ranks at most num_candidates - num_relevant + 1. Got rank "
+                                 f"{float(mid[i])!r} with num_candidates={int(n_cand[i])} and num_relevant="
+                                 f"{int(n_rel[i])} at position {i} instead.")
     if any(spec.base in _ADJUSTED for _, spec, _ in resolved) and n_cand is None:
         raise ValueError("The adjusted and z-scored metrics need `num_candidates`. Got None instead.")
     weight = xp.ones(n, dtype=xp.float64, device=device) if sample_weight is None else _weights_ns(

@@ -543,3 +543,26 @@ def test_boolean_sample_weight_as_on_the_numpy_path(dispatch, xp):
                                   sample_weight=xp.asarray(weight))
     for name in ("mrr", "amri"):
         _close(got_ranks[name], expected_ranks[name])
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+def test_evaluate_ranks_errors_name_the_offending_position(dispatch, xp):
+    """Impossible counts under dispatch name the position and value (the NumPy path does, or prints the
+    whole array): never a message blaming a valid shape and dtype."""
+    ranks = np.array([1.0, 2.0, 3.5, 4.0])
+    impossible = r"Got rank 3\.5 with num_candidates=3 and num_relevant=1 at position 2 instead\."
+    too_many = r"Got num_relevant=6 with num_candidates=5 at position 3 instead\."
+    cases = [  # (arguments, the namespace's message, the NumPy path's)
+        (dict(num_candidates=np.array([10, 10, 10.5, 10])),
+         r"`num_candidates` must hold one positive integer per rank \(4\)\. Got 10\.5 at position 2 instead\.",
+         r"Got array\(\[10\. , 10\. , 10\.5, 10\. \]\) instead"),
+        (dict(num_candidates=np.array([10, 0, 10, 10])), r"Got 0\.0 at position 1 instead\.",
+         r"Got array\(\[10,  0, 10, 10\]\) instead"),
+        (dict(num_candidates=np.array([10, 10, 3, 10])), impossible, impossible),
+        (dict(num_candidates=np.array([5, 5, 5, 5]), num_relevant=np.array([1, 1, 1, 6])), too_many, too_many)]
+    for kwargs, message, numpy_message in cases:
+        with sklearn.config_context(array_api_dispatch=False), pytest.raises(ValueError, match=numpy_message):
+            sr.evaluate_ranks(ranks, metrics=["mrr"], **kwargs)
+        with pytest.raises(ValueError, match=message):
+            sr.evaluate_ranks(xp.asarray(ranks), metrics=["mrr"],
+                              **{name: xp.asarray(value) for name, value in kwargs.items()})
