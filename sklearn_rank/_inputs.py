@@ -617,7 +617,10 @@ def to_namespace(xp, x, device, name, reference):
             raise ValueError(f"`{name}` must be on the device of `y_score` ({device}). Got an array on "
                              f"{array_device(x)} instead.")
         return x
-    return xp.asarray(_as_array(x, name), device=device)
+    arr = _as_array(x, name)
+    if arr.dtype.kind != "b":  # strings, objects: the namespace's own conversion error names nothing
+        arr = _as_numeric(arr, name)
+    return xp.asarray(arr, device=device)
 
 
 def _compat_namespace(*arrays):
@@ -677,7 +680,13 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
         raise ValueError("`y_true` and `y_score` are required. Got None instead.")
     check_strided(y_score, "y_score")
     score = y_score
-    if score.ndim != 2 or qid is not None:
+    if score.ndim > 2 or score.ndim == 0:  # invalid in every layout, as on the NumPy path
+        raise ValueError(f"`y_score` must be 1-D or 2-D. Got shape {tuple(score.shape)} instead.")
+    if score.ndim == 2 and qid is not None:
+        raise ValueError("`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
+                         f"row of `y_score` is one query. Got qid with 2-D y_score of shape {tuple(score.shape)} "
+                         "instead.")
+    if score.ndim != 2:
         got = "qid=" if qid is not None else f"a {score.ndim}-D `y_score`"
         raise TypeError(f"`y_score`: {NUMPY_ONLY}. Got {got} with {_namespace_name(score)} instead.")
     for name, value in (("labels", labels), ("judged", judged), ("unjudged", unjudged)):
@@ -723,8 +732,9 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
             raise ValueError(f"`y_true` must be non-negative relevance values. Got minimum {float(xp.min(rel))!r} "
                              "instead.")
         if mask is not None and bool(xp.any(mask & (rel > 0))):
+            row = _first_rows(xp, xp.any(mask & (rel > 0), axis=1), 1)[0]
             raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
-                             "removes other known answers only). Got a relevant item excluded instead.")
+                             f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
         return NamespaceData(xp, device, score, rel, mask, weight, nan_policy, "relevance matrix")
     if true.ndim != 1:
         raise ValueError("`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "

@@ -566,3 +566,26 @@ def test_evaluate_ranks_errors_name_the_offending_position(dispatch, xp):
         with pytest.raises(ValueError, match=message):
             sr.evaluate_ranks(xp.asarray(ranks), metrics=["mrr"],
                               **{name: xp.asarray(value) for name, value in kwargs.items()})
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+def test_invalid_inputs_raise_the_numpy_paths_errors(dispatch, xp):
+    """Inputs invalid in every layout get the NumPy path's error under dispatch: not the message that the
+    grouped-rows layout is NumPy-only, nor the array library's own conversion error."""
+    score, target, _ = _label_index_data(24, n_queries=6, n_candidates=4)
+    relevance = np.ones(score.shape)
+    cases = [((target, score[:, :, None]), {}, ValueError, r"`y_score` must be 1-D or 2-D\. Got shape \(6, 4, 1\) "
+                                                           r"instead\."),
+             ((target, score), dict(qid=np.arange(6)), ValueError, r"`qid` is for the grouped layout.*Got qid with "
+                                                                    r"2-D y_score of shape \(6, 4\) instead\."),
+             ((target.astype(str), score), {}, TypeError, r"`y_true` must hold numbers\. Got an array of dtype <U\d+ "
+                                                          r"instead\."),
+             ((target, score), dict(sample_weight=["a"] * 6), TypeError, r"`sample_weight` must hold numbers"),
+             ((relevance, score), dict(exclude=np.eye(6, 4, dtype=bool)), ValueError,
+              r"must not remove a query's own relevant candidates.*Got a relevant item excluded at row 0 instead\.")]
+    for (y_true, y_score), kwargs, error, message in cases:
+        with sklearn.config_context(array_api_dispatch=False), pytest.raises(error, match=message):
+            evaluate(y_true, y_score, metrics="mrr", **kwargs)
+        with pytest.raises(error, match=message):
+            evaluate(y_true if y_true.dtype.kind == "U" else xp.asarray(y_true), xp.asarray(y_score), metrics="mrr",
+                     **{name: xp.asarray(value) if name == "exclude" else value for name, value in kwargs.items()})
