@@ -337,7 +337,8 @@ def test_numpy_only_parts_raise_under_dispatch(dispatch, xp):
     rows = np.repeat(np.arange(3), 4)
     cases = [
         (TypeError, "grouped-rows layout.*NumPy only", dict(y_true=xp.asarray(score[0] > 3), y_score=y_score[0, ...])),
-        (TypeError, "grouped-rows layout.*Got qid=", dict(y_true=xp.asarray(target), y_score=y_score, qid=rows)),
+        (TypeError, "grouped-rows layout.*Got qid=", dict(y_true=xp.asarray((score[:3, :4].reshape(-1) > 3) * 1.0),
+                                                          y_score=xp.reshape(y_score[:3, :4], (-1,)), qid=rows)),
         (TypeError, "`exclude` may be a sparse matrix only in the label-index layout",
          dict(y_true=xp.asarray((score > 3) * 1.0), y_score=y_score, exclude=sp.csr_matrix(mask))),
         (TypeError, "`sample_weight` must be a dense array.*scipy.sparse",
