@@ -695,12 +695,16 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
                             f"arrays to use it. Got `{name}` with `y_score` of type {_namespace_name(score)} "
                             "instead.")
     if xp.isdtype(score.dtype, "bool") or xp.isdtype(score.dtype, "integral"):
-        if xp.isdtype(score.dtype, "integral") and score.shape[0] * score.shape[1] and (
-                int(xp.max(score)) > _EXACT_INT or int(xp.min(score)) < -_EXACT_INT):
-            raise TypeError("`y_score` integers beyond 2**53 would round into ties in float64; under "
-                            "array_api_dispatch pass them as NumPy arrays (ranked exactly there). Got "
-                            f"integers of dtype {score.dtype} instead.")
-        score = xp.astype(score, xp.float64)
+        exact = not (xp.isdtype(score.dtype, "integral") and score.shape[0] * score.shape[1] and (
+            int(xp.max(score)) > _EXACT_INT or int(xp.min(score)) < -_EXACT_INT))
+        if exact:
+            score = xp.astype(score, xp.float64)
+        elif score.dtype != xp.int64 or int(xp.min(score)) == -2 ** 63:
+            # float64 would round them into ties; int64 is compared exactly, and negated (the sorts of the
+            # relevance matrix) as long as it does not hold -2**63
+            raise TypeError("`y_score` integers beyond 2**53 are ranked exactly under array_api_dispatch as int64 "
+                            "without -2**63 (float64 would round them into ties); pass them so, or as NumPy arrays. "
+                            f"Got integers of dtype {score.dtype} instead.")
     elif not xp.isdtype(score.dtype, "real floating"):
         raise TypeError(f"`y_score` must hold numbers. Got an array of dtype {score.dtype} instead.")
     n_queries, n_candidates = score.shape

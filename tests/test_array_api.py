@@ -590,3 +590,39 @@ def test_invalid_inputs_raise_the_numpy_paths_errors(dispatch, xp):
         with pytest.raises(error, match=message):
             evaluate(y_true if y_true.dtype.kind == "U" else xp.asarray(y_true), xp.asarray(y_score), metrics="mrr",
                      **{name: xp.asarray(value) if name == "exclude" else value for name, value in kwargs.items()})
+
+
+@pytest.mark.parametrize("xp", NAMESPACES)
+@pytest.mark.parametrize("ties", TIES)
+def test_int64_scores_beyond_2_53_ranked_exactly(dispatch, xp, ties):
+    """int64 scores that float64 would round into ties (2**60 + small offsets) are ranked exactly, as
+    on the NumPy path (which compares integers as they are), in both matrix layouts."""
+    rng = np.random.default_rng(25)
+    score = 2 ** 60 + rng.integers(0, 4, size=(30, 9))
+    score[:5] = -score[:5]
+    score[5] = 2 ** 63 - 1
+    assert np.unique(score.astype(np.float64)).size < np.unique(score).size  # float64 would tie them
+    target = rng.integers(0, 9, size=30)
+    mask = rng.random(score.shape) < 0.3
+    mask[np.arange(30), target] = False
+    relevance = (rng.random(score.shape) < 0.3) * 1.0
+    relevance[:, 1] = 1.0
+    metrics = ["mr", "mrr", "hits@1", "amri", "zmrr", "ndcg", "auc"]
+    for y_true, exclude, targets in ((target, mask, "first"), (relevance, mask & (relevance == 0), "all"),
+                                     (relevance, None, "first")):
+        kwargs = dict(ties=ties, targets=targets) if exclude is None else dict(ties=ties, targets=targets,
+                                                                                exclude=exclude)
+        expected, got = _evaluate_both(xp, y_true, score, metrics, **kwargs)
+        for name in metrics:
+            _close(got.summary[name], expected.summary[name])
+        kwargs.pop("ties")
+        with sklearn.config_context(array_api_dispatch=False):
+            expected_ranks = compute_ranks(y_true, score, **kwargs)
+        got_ranks = compute_ranks(xp.asarray(y_true), xp.asarray(score),
+                                  **{k: xp.asarray(v) if k == "exclude" else v for k, v in kwargs.items()})
+        for field in ("optimistic", "pessimistic", "ordinal", "expected"):
+            _close(_as_numpy(xp, getattr(got_ranks, field)), getattr(expected_ranks, field))
+    score[0, 0] = -2 ** 63  # its negation overflows: the relevance matrix could not sort it
+    with pytest.raises(TypeError, match=r"`y_score` integers beyond 2\*\*53 .*Got integers of dtype .*int64 "
+                                        r"instead\."):
+        evaluate(xp.asarray(target), xp.asarray(score), metrics="mrr")
