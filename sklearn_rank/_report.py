@@ -45,6 +45,11 @@ class RankingReport:
     def to_frame(self):
         """Per-query values as a :class:`pandas.DataFrame` indexed by ``qid``.
 
+        A report computed under Array API dispatch holds arrays of the input's
+        library: those on the CPU are read through DLPack (no copy); arrays
+        on another device must be moved to the host first (a ``TypeError``
+        says so).
+
         Returns
         -------
         frame : pandas.DataFrame
@@ -54,8 +59,9 @@ class RankingReport:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("RankingReport.to_frame needs pandas: pip install pandas") from exc
-        data = {name: values for name, values in self.per_query.items() if name != "qid"}
-        return pd.DataFrame(data, index=pd.Index(self.per_query["qid"], name="qid"))
+        columns = {name: _host(values, name) for name, values in self.per_query.items()}
+        qid = columns.pop("qid")
+        return pd.DataFrame(columns, index=pd.Index(qid, name="qid"))
 
     def __getitem__(self, name):
         return self.summary[name]
@@ -73,6 +79,18 @@ class RankingReport:
         rows = "".join(f"<tr><td>{name}</td><td>{value:.4f}</td></tr>" for name, value in self.summary.items())
         return (f"<table><caption>RankingReport: {self.n_queries} queries, {self.n_skipped} skipped</caption>"
                 f"<tr><th>metric</th><th>value</th></tr>{rows}</table>")
+
+
+def _host(values, name):
+    """A NumPy array of per-query ``values`` (an array of another library under Array API dispatch)."""
+    if isinstance(values, np.ndarray) or not hasattr(values, "__dlpack__"):
+        return values
+    try:
+        return np.from_dlpack(values)
+    except (BufferError, RuntimeError, TypeError, ValueError) as exc:
+        raise TypeError(f"RankingReport.to_frame reads per-query values on the host; {name!r} lives on a device "
+                        f"NumPy cannot read ({exc}). Got an array of type {type(values).__name__} instead: move "
+                        "the report's arrays to the CPU first.") from None
 
 
 def weighted_mean(values, weights):

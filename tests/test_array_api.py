@@ -626,3 +626,21 @@ def test_int64_scores_beyond_2_53_ranked_exactly(dispatch, xp, ties):
     with pytest.raises(TypeError, match=r"`y_score` integers beyond 2\*\*53 .*Got integers of dtype .*int64 "
                                         r"instead\."):
         evaluate(xp.asarray(target), xp.asarray(score), metrics="mrr")
+
+
+@pytest.mark.parametrize("library", ["array_api_strict", "torch"])
+def test_report_to_frame_reads_namespace_arrays_on_the_cpu(library, monkeypatch):
+    """to_frame of a report computed under dispatch equals the NumPy path's frame."""
+    pd = pytest.importorskip("pandas")
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")
+    rng = np.random.default_rng(7)
+    scores = rng.integers(0, 4, size=(6, 9)).astype(float)
+    truth = rng.integers(0, 9, size=6)
+    expected = sr.evaluate(truth, scores, metrics=["mrr", "hits@3"]).to_frame()
+    xp = pytest.importorskip(library)
+    with sklearn.config_context(array_api_dispatch=True):
+        report = sr.evaluate(xp.asarray(truth), xp.asarray(scores), metrics=["mrr", "hits@3"])
+    assert not isinstance(report.per_query["mrr"], np.ndarray)
+    frame = report.to_frame()
+    pd.testing.assert_frame_equal(frame, expected, check_index_type=False, check_dtype=False, rtol=1e-12)
+    assert frame.dtypes.map(lambda d: d.kind).tolist() == ["f", "f"]
