@@ -397,7 +397,7 @@ class _Stream:
             if str(exc) == ALL_EXCLUDED:
                 # every candidate of these queries was excluded: they drop out, as in `evaluate`
                 self.excluded_part = exc
-                self.dropped.append(rows["qid"])
+                self.dropped.append(np.unique(rows["qid"]))  # not a view: the batch may go
                 return
             _note(exc, f"(evaluate_batches: row numbers count from batch {start[0]}, row {start[1]}.)")
             raise
