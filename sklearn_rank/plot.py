@@ -949,6 +949,10 @@ class QueryComparisonDisplay:
         x, y = values_a[index_a], values_b[index_b]
         defined = ~(np.isnan(x) | np.isnan(y))
         shared, x, y = shared[defined], x[defined], y[defined]
+        if x.size < 2:
+            raise ValueError(f"`report_a` and `report_b` must share at least two queries with a value of {key_a!r} "
+                             f"for the paired test ({n_unpaired_a + n_unpaired_b} query ids in one report only, "
+                             f"{defined.size - x.size} undefined (NaN)). Got {x.size} instead.")
         result = stats.compare(x, y, test=test, paired=True, alternative=alternative, rng=rng)
         display = cls(values_a=x, values_b=y, qid=shared, metric=key_a, result=result, name_a=name_a,
                       name_b=name_b, greater_is_better=_greater_is_better(key_a))

@@ -439,3 +439,13 @@ def test_model_comparison_example_counts_every_query():
     assert n == wins + ties + losses == 120  # 40 % of the 300 queries are held out
     pvalue = float(re.search(r"wilcoxon \(paired\): p = ([\d.e-]+)", out).group(1))
     assert 0 < pvalue <= 1
+
+
+def test_query_comparison_needs_two_paired_queries_and_says_so():
+    report_a, report_b = _two_reports()
+    qid = np.asarray(report_a.per_query["qid"])
+    report_b.per_query = {key: np.asarray(values)[np.isin(qid, qid[:1])] for key, values in
+                          report_b.per_query.items()}
+    with pytest.raises(ValueError, match=r"`report_a` and `report_b` must share at least two queries with a value "
+                                         r"of 'ndcg@5'.*Got 1 instead\.$"):
+        QueryComparisonDisplay.from_reports(report_a, report_b, metric="ndcg@5", unpaired="drop")
