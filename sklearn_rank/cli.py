@@ -526,17 +526,30 @@ def _rank_ties(ties):
     return str(ties) if not isinstance(ties, Default) and ties != "trec" else "realistic"
 
 
+def _nothing_to_draw(ax, what):
+    """A panel that says why it is empty (no relevant item was ranked): the report is still written."""
+    ax.text(0.5, 0.5, f"no relevant item was ranked:\nno {what} to draw", ha="center", va="center",
+            transform=ax.transAxes)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
 def _table_figure(args, table, ties):
+    from ._engine import compute_ranks
     from .plot import HitsAtKCurveDisplay, RankDistributionDisplay
 
     figure, (left, right) = _new_figure(2)
     common = dict(qid=table.qid, exclude=table.exclude, relevance_level=args.relevance_level,
                   nan_policy=_nan_policy(args), convention=args.convention)
+    figure.suptitle(os.path.basename(os.fspath(args.inputs[0])))
+    if not len(compute_ranks(table.label, table.score, **common)):
+        _nothing_to_draw(left, "rank histogram")
+        _nothing_to_draw(right, "hits@k curve")
+        return figure
     RankDistributionDisplay.from_predictions(table.label, table.score, ties=_rank_ties(ties), ax=left, **common)
     HitsAtKCurveDisplay.from_predictions(table.label, table.score, ties=ties,
                                          no_relevant="zero" if args.missing == "zero" else Default("skip"),
                                          ax=right, **common)
-    figure.suptitle(os.path.basename(os.fspath(args.inputs[0])))
     return figure
 
 
@@ -544,6 +557,7 @@ def _trec_figure(args, qrels, run):
     """The run's rank histogram and hits@k curve. The curve is evaluate_trec's hits@k (judged relevant
     documents that the run never retrieved count as misses); the histogram has the ranks of the relevant
     documents retrieved."""
+    from ._engine import compute_ranks
     from .io import Run
     from .io._trec_eval import _lookup_relevance
     from .io._trec_keys import _trec_order
@@ -557,8 +571,12 @@ def _trec_figure(args, qrels, run):
     y_true = _lookup_relevance(qrels, np.maximum(qrels.relevance, 0).astype(np.float64), qid, docno)
     figure, (left, right) = _new_figure(2)
     engine_ties = "ordinal" if ties == "trec" else ties
-    RankDistributionDisplay.from_predictions(y_true, score, qid=qid, relevance_level=args.relevance_level,
-                                             ties="ordinal" if ties == "trec" else _rank_ties(engine_ties), ax=left)
+    rank_ties = "ordinal" if ties == "trec" else _rank_ties(engine_ties)
+    if len(compute_ranks(y_true, score, qid=qid, relevance_level=args.relevance_level)):
+        RankDistributionDisplay.from_predictions(y_true, score, qid=qid, relevance_level=args.relevance_level,
+                                                 ties=rank_ties, ax=left)
+    else:  # the run retrieved no relevant document: its hits@k curve is still drawn (all misses)
+        _nothing_to_draw(left, "rank histogram")
     max_k = min(DEFAULT_MAX_K, int(np.unique(qid, return_counts=True)[1].max()))
     names = [f"hits@{k}" for k in range(1, max_k + 1)]
     options = dict(metrics=names, relevance_level=args.relevance_level, missing=args.missing,

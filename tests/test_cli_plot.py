@@ -201,3 +201,24 @@ def test_table_plot_uses_the_table_report(tmp_path, capsys, figures):
     score = np.array([r[1] for r in data])
     label = np.array([r[2] for r in data], dtype=float)
     assert printed == evaluate(label, score, qid=qid, metrics=["hits@10"]).summary["hits@10"]
+
+
+def test_plot_when_no_relevant_item_was_ranked(tmp_path, capsys, figures):
+    # a run that retrieves no relevant document, and a table whose queries have none (--missing zero): the
+    # report is printed as without --plot, the figure says why its panels are empty
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d5 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d2 1 3 x\nq1 Q0 d3 2 2 x\nq2 Q0 d4 1 3 x\n")
+    (tmp_path / "t.csv").write_text("qid,score,label\na,0.1,0\na,0.2,0\nb,0.3,0\n")
+    table = ["--qid", "qid", "--score", "score", "--label", "label", "--missing", "zero"]
+    for inputs in ([tmp_path / "qrels", tmp_path / "run"], [tmp_path / "t.csv", *table]):
+        _, plain, _ = run_main(capsys, "evaluate", *inputs, "-m", "mrr", "hits@2")
+        out = tmp_path / "empty.png"
+        code, stdout, err = run_main(capsys, "evaluate", *inputs, "-m", "mrr", "hits@2", "--plot", out)
+        assert code == 0, err
+        assert stdout == plain and "0.0000" in stdout
+        _check_png(out)
+        ranks_ax, hits_ax = [ax for ax in figures[-1].axes if ax.get_visible()]
+        assert not ranks_ax.containers and "no relevant item" in ranks_ax.texts[0].get_text()
+    # the TREC curve is still drawn: every k a miss, as evaluate_trec counts it
+    trec_figure = figures[0]
+    assert trec_figure.axes[1].get_lines()[0].get_ydata().tolist() == [0.0, 0.0]
