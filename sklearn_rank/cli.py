@@ -485,7 +485,6 @@ def _run_demo(args):
 # --------------------------------------------------------------------------------------------
 # --plot: figures drawn off screen (matplotlib's Agg renderer), written as PNG files
 # --------------------------------------------------------------------------------------------
-_PAIRED_TESTS = ("auto", "wilcoxon", "ttest", "permutation", "bootstrap")
 
 
 def _matplotlib():
@@ -593,17 +592,18 @@ def _trec_figure(args, qrels, run):
 
 
 def _comparison_figure(args, table, reports, metric):
-    """One per-query scatter for each pair of the comparison table (its paired test, unadjusted, in the
-    legend)."""
+    """One per-query scatter for each pair of the comparison table, its paired test in the legend: the
+    table's own result (unadjusted p-value), the one printed; Wilcoxon's when the table's test is unpaired."""
     from .plot import QueryComparisonDisplay
 
-    records = table.to_records()
-    figure, axes = _new_figure(len(records))
-    test = args.test if args.test in _PAIRED_TESTS else "auto"
-    for record, ax in zip(records, axes):
-        QueryComparisonDisplay.from_reports(reports[record["a"]], reports[record["b"]], metric=metric,
-                                            name_a=str(record["a"]), name_b=str(record["b"]), unpaired="drop",
-                                            test=test, rng=args.seed, ax=ax)
+    figure, axes = _new_figure(len(table))
+    for row, ax in zip(table, axes):
+        display = QueryComparisonDisplay._from_reports(
+            reports[row.a], reports[row.b], metric=metric, name_a=str(row.a), name_b=str(row.b), unpaired="drop",
+            test="wilcoxon" if row.result.paired else "auto", alternative="two-sided", rng=args.seed)
+        if row.result.paired:  # not a second draw of a permutation or bootstrap test under another stream
+            display.result = row.result
+        display.plot(ax=ax)
     return figure
 
 

@@ -222,3 +222,33 @@ def test_plot_when_no_relevant_item_was_ranked(tmp_path, capsys, figures):
     # the TREC curve is still drawn: every k a miss, as evaluate_trec counts it
     trec_figure = figures[0]
     assert trec_figure.axes[1].get_lines()[0].get_ydata().tolist() == [0.0, 0.0]
+
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "permutation", "mannwhitneyu"])
+def test_compare_plot_legend_gives_the_printed_p_value(tmp_path, capsys, figures, test):
+    # three systems: one random generator feeds the table's resampling tests pair after pair, so the figure
+    # must show the table's results, not tests drawn again from the seed (an unpaired test: Wilcoxon's)
+    rng = np.random.default_rng(2)
+    rows, mrr = ["qid,system,label,score"], {}
+    for system in "xyz":
+        for q in range(12):
+            scores = rng.random(6)
+            rows += [f"Q{q},{system},{int(d == q % 6)},{float(scores[d])!r}" for d in range(6)]
+            mrr.setdefault(system, []).append(1 / (1 + np.sum(scores > scores[q % 6])))
+    (tmp_path / "t.csv").write_text("\n".join(rows) + "\n")
+    code, stdout, err = run_main(capsys, "compare", tmp_path / "t.csv", "--group", "system", "--qid", "qid",
+                                 "--score", "score", "--label", "label", "-m", "mrr", "--test", test, "--seed", "0",
+                                 "--format", "json", "--plot", tmp_path / "c.png")
+    assert code == 0, err
+    records = json.loads(stdout)["comparisons"]
+    axes = [ax for ax in figures[-1].axes if ax.get_visible()]
+    assert len(axes) == len(records) == 3
+    for ax, record in zip(axes, records):
+        title = ax.get_legend().get_title().get_text()
+        if test == "mannwhitneyu":
+            from scipy.stats import wilcoxon
+
+            assert title == f"wilcoxon (paired), p = {wilcoxon(mrr[record['a']], mrr[record['b']]).pvalue:.3g}"
+        else:
+            assert title == f"{test} (paired), p = {record['pvalue']:.3g}"
