@@ -262,10 +262,12 @@ class RankDistributionDisplay:
         if num_relevant.shape != ranks.shape:
             raise ValueError(f"`num_relevant` must hold one count per rank ({ranks.size}). "
                              f"Got shape {num_relevant.shape} instead.")
-        if not (np.all(num_relevant >= 1) and np.all(num_relevant <= num_candidates)
-                and np.all(ranks >= 1) and np.all(ranks <= num_candidates)):
-            raise ValueError("Each rank must lie in [1, num_candidates] and each num_relevant in "
-                             "[1, num_candidates]. Got values outside instead.")
+        for label, values in (("ranks", ranks), ("num_relevant", num_relevant)):
+            outside = ~((values >= 1) & (values <= num_candidates))
+            if outside.any():
+                i = int(np.flatnonzero(outside)[0])
+                raise ValueError(f"`{label}` must lie in [1, num_candidates] for each target. Got {label}[{i}] = "
+                                 f"{values[i]!r} with num_candidates[{i}] = {num_candidates[i]!r} instead.")
         self.ranks = ranks
         self.num_candidates = num_candidates.astype(np.int64)
         self.num_relevant = num_relevant.astype(np.int64)

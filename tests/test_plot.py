@@ -449,3 +449,13 @@ def test_query_comparison_needs_two_paired_queries_and_says_so():
     with pytest.raises(ValueError, match=r"`report_a` and `report_b` must share at least two queries with a value "
                                          r"of 'ndcg@5'.*Got 1 instead\.$"):
         QueryComparisonDisplay.from_reports(report_a, report_b, metric="ndcg@5", unpaired="drop")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(ranks=[1, 5], num_candidates=[3, 3]), r"`ranks` must lie in \[1, num_candidates\].*Got ranks\[1\] = "),
+    (dict(ranks=[1, np.nan], num_candidates=[3, 3]), r"`ranks` must .*Got ranks\[1\] = .*nan"),
+    (dict(ranks=[1, 2], num_candidates=[3, 3], num_relevant=[0, 1]), r"`num_relevant` must .*Got num_relevant\[0\]"),
+])
+def test_rank_distribution_constructor_names_the_bad_value(kwargs, message):
+    with pytest.raises(ValueError, match=message + r".* instead\.$"):
+        RankDistributionDisplay(**kwargs)
