@@ -267,7 +267,7 @@ class RankDistributionDisplay:
             if outside.any():
                 i = int(np.flatnonzero(outside)[0])
                 raise ValueError(f"`{label}` must lie in [1, num_candidates] for each target. Got {label}[{i}] = "
-                                 f"{values[i]!r} with num_candidates[{i}] = {num_candidates[i]!r} instead.")
+                                 f"{values[i].item()!r} with num_candidates[{i}] = {num_candidates[i].item()!r} instead.")
         self.ranks = ranks
         self.num_candidates = num_candidates.astype(np.int64)
         self.num_relevant = num_relevant.astype(np.int64)
@@ -844,6 +844,12 @@ class QueryComparisonDisplay:
         if values_a.ndim != 1 or values_a.shape != values_b.shape or values_a.shape != qid.shape:
             raise ValueError("`values_a`, `values_b` and `qid` must be 1-D of one length. Got shapes "
                              f"{values_a.shape}, {values_b.shape} and {qid.shape} instead.")
+        for label, values in (("values_a", values_a), ("values_b", values_b)):
+            if not np.isfinite(values).all():
+                i = int(np.flatnonzero(~np.isfinite(values))[0])
+                raise ValueError(f"`{label}` must be finite: leave out the queries where the metric is undefined "
+                                 f"(from_reports does). Got {label}[{i}] = {float(values[i])!r} (query {qid[i].item()!r}) "
+                                 "instead.")
         self.values_a, self.values_b, self.qid = values_a, values_b, qid
         self.metric = metric
         self.result = result

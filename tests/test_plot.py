@@ -459,3 +459,12 @@ def test_query_comparison_needs_two_paired_queries_and_says_so():
 def test_rank_distribution_constructor_names_the_bad_value(kwargs, message):
     with pytest.raises(ValueError, match=message + r".* instead\.$"):
         RankDistributionDisplay(**kwargs)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_query_comparison_constructor_refuses_undefined_values(bad):
+    # a NaN pair compares neither higher nor lower: it would count as a tie, drawn nowhere
+    with pytest.raises(ValueError, match=r"`values_b` must be finite.*Got values_b\[1\] = .* \(query 'q2'\) "
+                                         r"instead\.$"):
+        QueryComparisonDisplay(values_a=[0.5, 0.2, 1.0], values_b=[0.2, bad, 1.0], qid=["q1", "q2", "q3"],
+                               metric="mrr")
