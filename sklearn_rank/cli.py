@@ -295,7 +295,7 @@ def _with_query_ids(report, qid_values):
 
 def _run_evaluate(args):
     if args.plot:
-        _matplotlib()  # before any reading: a missing matplotlib fails fast
+        _plot_setup(args)  # before any reading: a missing matplotlib fails fast
     if len(args.inputs) == 2:
         _refuse_table_options(args, "QRELS RUN")
         if args.stream:
@@ -370,7 +370,7 @@ def _run_compare(args):
     from . import stats
 
     if args.plot:
-        _matplotlib()
+        _plot_setup(args)
 
     metric = args.metrics[0]
     reports = {}
@@ -475,7 +475,7 @@ def _run_demo(args):
     from ._demo import leaderboard_figure, run_demo
 
     if args.plot:
-        _matplotlib()
+        _plot_setup(args)
     figure_data = {} if args.plot else None
     _write(run_demo(figure_data), args.output)
     if args.plot:
@@ -501,6 +501,13 @@ def _matplotlib():
     import matplotlib.figure  # noqa: F401 (the Figure class, used by the callers)
 
     return matplotlib
+
+
+def _plot_setup(args):
+    """Check ``--plot FILE`` before any work: the figure is a PNG, so the file name says so."""
+    if os.path.splitext(os.fspath(args.plot))[1].lower() != ".png":
+        raise UsageError(f"--plot writes a PNG image: the file name must end in .png. Got {args.plot!r} instead.")
+    _matplotlib()
 
 
 def _new_figure(n_panels, width=5.5, height=4.5):
