@@ -53,7 +53,7 @@ print(f"{ranks.size} held-out queries, ranks {ranks.min():.0f} to {ranks.max():.
       f"(log scale: {display.log_scale})")
 print(f"median rank {np.median(ranks):.1f}; first relevant item in the top 10 for "
       f"{np.mean(ranks <= 10):.1%} of the queries")
-print(f"rank 1: {display.counts[0]} queries (random ranking: {display.baseline_counts[0]:.1f} expected)")
+print(f"rank 1: {display.counts[0]:.1f} queries (random ranking: {display.baseline_counts[0]:.1f} expected)")
 
 # %%
 # ``Hits@k`` for two models

@@ -150,6 +150,35 @@ def _random_rank_survival(num_candidates, num_relevant, at):
     return np.where(possible, np.exp(np.minimum(log_ratio, 0.0)), 0.0)
 
 
+def _expected_counts(optimistic, pessimistic, expected, bounds, chunk=1 << 14):
+    """Expected targets per bin ``[bounds[i], bounds[i + 1])`` over uniformly random orders of tied candidates.
+
+    A target whose tie block starts at ``optimistic`` and holds ``d = pessimistic - optimistic``
+    non-relevant candidates and ``r`` relevant ones (itself included) ranks ``optimistic - 1 + B``, ``B``
+    the best of ``r`` random places among ``b = d + r``: ``P(B >= a) = C(b - a + 1, r) / C(b, r)``.
+    ``r`` is read from the expected rank, ``expected = optimistic + d / (r + 1)``.
+    """
+    d = pessimistic - optimistic
+    tied = d > 0
+    counts = np.histogram(optimistic[~tied], bins=bounds - 0.5)[0].astype(np.float64)
+    if not tied.any():
+        return counts
+    o, d = optimistic[tied], d[tied]
+    r = np.rint(d / (expected[tied] - o)) - 1.0
+    b = d + r
+    for lo in range(0, o.size, chunk):
+        part = slice(lo, lo + chunk)
+        # P(R >= bound) = P(B >= bound - o + 1): 1 below the block, 0 past its last possible place
+        a = bounds[None, :] - o[part, None] + 1.0
+        remaining = b[part, None] - a + 1.0
+        possible = remaining >= r[part, None]
+        log_ratio = _log_comb(np.where(possible, remaining, r[part, None]), r[part, None]) - \
+            _log_comb(b[part, None], r[part, None])
+        survival = np.where(a <= 1.0, 1.0, np.where(possible, np.exp(np.minimum(log_ratio, 0.0)), 0.0))
+        counts += (survival[:, :-1] - survival[:, 1:]).sum(axis=0)
+    return counts
+
+
 def _rank_bins(max_rank, log_scale, n_bins):
     """Integer rank boundaries ``1 = b_0 < b_1 < ... < b_n = max_rank + 1``: bin i holds the integer
     ranks ``b_i .. b_{i+1} - 1``."""
@@ -188,9 +217,11 @@ class RankDistributionDisplay:
     num_relevant : array-like of shape (n_targets,), default=None
         Relevant candidates competing for each target's rank (the random
         baseline is the best of that many random positions); default 1.
-    ties : str, default="realistic"
+    ties : str, default="expected"
         Which rank of :class:`~sklearn_rank.Ranks` ``ranks`` holds; shown on
-        the axis label.
+        the axis label. With ``"expected"`` and ``optimistic`` and
+        ``pessimistic`` given, the bars are the expected counts over every
+        order of the tied candidates (see ``counts``).
     log_scale : {"auto", True, False}, default="auto"
         Logarithmic bins and rank axis. ``"auto"``: when the largest possible
         rank (the largest candidate count) is more than 50 times the smallest
@@ -200,6 +231,10 @@ class RankDistributionDisplay:
         one per rank up to 50 ranks, else 50 linear or 30 logarithmic bins.
     name : str, default=None
         Name of the model, for the legend.
+    optimistic, pessimistic : array-like of shape (n_targets,), default=None
+        The optimistic and pessimistic ranks of the targets
+        (:class:`~sklearn_rank.Ranks`): where each tie block starts and how
+        many non-relevant candidates it holds, for ``ties="expected"``.
 
     Attributes
     ----------
@@ -214,7 +249,13 @@ class RankDistributionDisplay:
         ``[bin_edges[i], bin_edges[i + 1])`` and so holds whole integer ranks
         (a mid rank ``r + 0.5`` lies on an edge and counts in the bin above).
     counts : ndarray of shape (n_bins,)
-        Targets per bin (the bar heights).
+        Targets per bin (the bar heights). Under ``ties="expected"`` (with
+        ``optimistic`` and ``pessimistic``), the expected number over a
+        uniformly random order of tied candidates: a target tied with ``d``
+        non-relevant candidates and ``r - 1`` other relevant ones ranks
+        ``optimistic - 1 + B``, ``B`` the best of ``r`` random places among
+        ``d + r``, so a constant scorer draws exactly the random baseline.
+        Otherwise the number of ``ranks`` in each bin.
     baseline_counts : ndarray of shape (n_bins,)
         Expected targets per bin under uniformly random ranking.
     log_scale : bool
@@ -243,13 +284,13 @@ class RankDistributionDisplay:
     >>> display.ranks
     array([1., 1., 3.])
     >>> display.counts, display.baseline_counts
-    (array([2, 0, 1]), array([1., 1., 1.]))
+    (array([2., 0., 1.]), array([1., 1., 1.]))
     >>> import matplotlib.pyplot as plt
     >>> plt.close(display.figure_)
     """
 
-    def __init__(self, *, ranks, num_candidates, num_relevant=None, ties="realistic", log_scale="auto",
-                 n_bins=None, name=None):
+    def __init__(self, *, ranks, num_candidates, num_relevant=None, ties="expected", log_scale="auto",
+                 n_bins=None, name=None, optimistic=None, pessimistic=None):
         ranks = np.asarray(ranks, dtype=np.float64)
         num_candidates = np.asarray(num_candidates)
         if ranks.ndim != 1 or ranks.size == 0:
@@ -280,7 +321,27 @@ class RankDistributionDisplay:
         self.log_scale = bool(max_rank > LOG_SCALE_RATIO) if log_scale == "auto" else bool(log_scale)
         bounds = _rank_bins(max_rank, self.log_scale, n_bins)
         self.bin_edges = bounds - 0.5
-        self.counts = np.histogram(self.ranks, bins=self.bin_edges)[0]
+        if (optimistic is None) != (pessimistic is None):
+            raise ValueError("`optimistic` and `pessimistic` go together (the tie block of each target). Got "
+                             f"only `{'optimistic' if pessimistic is None else 'pessimistic'}` instead.")
+        if ties == "expected" and optimistic is not None:
+            optimistic = np.asarray(optimistic, dtype=np.float64)
+            pessimistic = np.asarray(pessimistic, dtype=np.float64)
+            if optimistic.shape != ranks.shape or pessimistic.shape != ranks.shape or not (
+                    (optimistic <= ranks) & (ranks <= pessimistic)).all():
+                raise ValueError("`optimistic` and `pessimistic` must hold one rank per target, with "
+                                 "optimistic <= ranks <= pessimistic (the fields of compute_ranks). Got shapes "
+                                 f"{optimistic.shape} and {pessimistic.shape} for {ranks.size} ranks, or ranks "
+                                 "outside them, instead.")
+            tied = pessimistic > optimistic
+            competing = (pessimistic[tied] - optimistic[tied]) / (ranks[tied] - optimistic[tied])
+            if not (np.isfinite(competing) & (np.abs(competing - np.rint(competing)) < 1e-6)).all():
+                raise ValueError("`ranks` must be the expected ranks under ties='expected' (optimistic + d / (r + 1) "
+                                 "for d tied non-relevant and r tied relevant candidates). Got ranks that are not "
+                                 "instead.")
+            self.counts = _expected_counts(optimistic, pessimistic, ranks, bounds)
+        else:
+            self.counts = np.histogram(self.ranks, bins=self.bin_edges)[0]
         # Expected counts: sum over targets of P(b_i <= R < b_{i+1}) = S(b_i) - S(b_{i+1}), computed once
         # per distinct (N, r) pair.
         pairs, multiplicity = np.unique(np.column_stack([self.num_candidates, self.num_relevant]), axis=0,
@@ -326,7 +387,7 @@ class RankDistributionDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, qid=None, ties="realistic", exclude=None, labels=None,
+    def from_predictions(cls, y_true, y_score, *, qid=None, ties="expected", exclude=None, labels=None,
                          relevance_level=None, targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None,
                          log_scale="auto", n_bins=None, name=None, ax=None, plot_baseline=True, **kwargs):
         """Rank the targets with :func:`sklearn_rank.compute_ranks` and draw their histogram.
@@ -337,10 +398,13 @@ class RankDistributionDisplay:
             Any layout (see :func:`sklearn_rank.evaluate`).
         qid : array-like of shape (n_rows,), default=None
             Query id of each row (grouped layout).
-        ties : {"realistic", "optimistic", "pessimistic", "ordinal", "expected"}, default="realistic"
+        ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default="expected"
             Which rank of a tied target to draw (an attribute of
-            :class:`~sklearn_rank.Ranks`). ``"realistic"`` (the mid rank) is a
-            position a tie could give; ``convention=`` does not change it.
+            :class:`~sklearn_rank.Ranks`). ``"expected"``: the bars are the
+            expected counts over every order of the tied candidates (a
+            constant scorer draws the random baseline), ``display.ranks`` the
+            expected ranks; the others draw one point rank per target
+            (``"realistic"``: the mid rank). ``convention=`` does not change it.
         exclude : array-like of bool or sparse matrix, default=None
             Candidates removed before ranking (filtered protocol).
         labels : array-like of shape (n_candidates,), default=None
@@ -399,9 +463,9 @@ class RankDistributionDisplay:
             Query ids (grouped rows); they win over a query-id column of X.
             Without them a classifier's class scores are ranked per row
             (label-index layout).
-        ties : {"realistic", "optimistic", "pessimistic", "ordinal", "expected"}, default=None
+        ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default=None
             Which rank to draw; None: the evaluator's ``ties`` if it sets one,
-            else ``"realistic"``.
+            else ``"expected"``.
         exclude : array-like of bool or sparse matrix, default=None
             Candidates removed before ranking, shaped like the scores.
         relevance_level, targets, nan_policy, convention : default=None
@@ -429,7 +493,7 @@ class RankDistributionDisplay:
         inputs, options = _estimator_inputs(estimator, X, y, qid, "RankDistributionDisplay.from_estimator")
         if ties is None:
             ties = options.get("ties")
-            ties = "realistic" if ties is None or type(ties) is not str else str(ties)
+            ties = "expected" if ties is None or type(ties) is not str else str(ties)
         _choice(ties, "ties", _RANK_VARIANTS)
         merged = _merge(options, relevance_level=relevance_level, targets=targets, nan_policy=nan_policy,
                         convention=convention)
@@ -440,7 +504,8 @@ class RankDistributionDisplay:
     @classmethod
     def _draw(cls, ranks, ties, log_scale, n_bins, name, ax, plot_baseline, kwargs):
         display = cls(ranks=getattr(ranks, ties), num_candidates=ranks.num_candidates,
-                      num_relevant=ranks.num_relevant, ties=ties, log_scale=log_scale, n_bins=n_bins, name=name)
+                      num_relevant=ranks.num_relevant, ties=ties, log_scale=log_scale, n_bins=n_bins, name=name,
+                      optimistic=ranks.optimistic, pessimistic=ranks.pessimistic)
         return display.plot(ax=ax, plot_baseline=plot_baseline, **kwargs)
 
 

@@ -153,12 +153,58 @@ def test_rank_distribution_ranks_and_counts(ties):
     max_rank = int(ranks.num_candidates.max())
     assert not display.log_scale and display.ax_.get_xscale() == "linear"
     np.testing.assert_array_equal(display.bin_edges, np.arange(1, max_rank + 2) - 0.5)
+    if ties == "expected":  # expected counts over tie orders: see the enumeration test below
+        return
     expected = np.zeros(max_rank, dtype=int)
     for rank in getattr(ranks, ties):
         expected[int(math.floor(rank + 0.5)) - 1] += 1
     assert display.counts.tolist() == expected.tolist()
     assert [bar.get_height() for bar in display.bars_] == expected.tolist()
     assert [bar.get_x() for bar in display.bars_] == display.bin_edges[:-1].tolist()
+
+
+@pytest.mark.parametrize("targets", ["first", "all"])
+@pytest.mark.parametrize("seed", [0, 4])
+def test_rank_distribution_expected_counts_by_enumerating_tie_orders(targets, seed):
+    """ties="expected": each target's rank over every equally likely order of its tie block, enumerated
+    (the places of the block's relevant items: all combinations), summed into the bins."""
+    from itertools import combinations
+
+    y, score, qid = _grouped(seed=seed)
+    display = RankDistributionDisplay.from_predictions(y, score, qid=qid, targets=targets)
+    assert display.ties == "expected"
+    expected = np.zeros(len(display.counts))
+    for q in np.unique(qid):
+        s, rel = score[qid == q], y[qid == q] > 0
+        if not rel.any():
+            continue
+        levels = [s[rel].max()] if targets == "first" else list(s[rel])
+        for level in levels:  # "all": each relevant item against the non-relevant candidates only
+            others = s if targets == "first" else s[~rel]
+            above = int(np.sum(others > level))
+            in_block = (s == level) if targets == "first" else None
+            if targets == "first":
+                b, r = int(in_block.sum()), int((in_block & rel).sum())
+            else:
+                b, r = int(np.sum(others == level)) + 1, 1
+            places = list(combinations(range(b), r))
+            for chosen in places:
+                expected[above + min(chosen)] += 1 / len(places)
+    np.testing.assert_allclose(display.counts, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose([bar.get_height() for bar in display.bars_], expected, rtol=1e-12, atol=1e-12)
+    assert display.counts.sum() == pytest.approx(len(compute_ranks(y, score, qid=qid, targets=targets)))
+
+
+def test_rank_distribution_of_a_constant_scorer_is_the_random_baseline():
+    """With tied scores everywhere the expected counts are the random-ranking baseline (they were not with
+    mid ranks: a two-way tie's rank 1.5 counted at rank 2)."""
+    rng = np.random.default_rng(3)
+    y = (rng.random((50, 7)) < 0.3).astype(int)
+    y[:, 0] = 1  # every query has a relevant item
+    display = RankDistributionDisplay.from_predictions(y, np.zeros((50, 7)))
+    np.testing.assert_allclose(display.counts, display.baseline_counts, rtol=1e-12, atol=1e-12)
+    two = RankDistributionDisplay.from_predictions(np.zeros(100, dtype=int), np.zeros((100, 2)))
+    np.testing.assert_allclose(two.counts, [50, 50])
 
 
 def test_rank_distribution_baseline_counts_by_a_loop_over_targets():
@@ -419,7 +465,7 @@ def test_rank_distribution_example_agrees_with_itself():
     out = _run_example("plot_rank_distribution.py")
     n_queries = int(re.search(r"(\d+) held-out queries", out).group(1))
     top10 = float(re.search(r"top 10 for ([\d.]+)%", out).group(1)) / 100
-    at_one = int(re.search(r"rank 1: (\d+) queries", out).group(1))
+    at_one = float(re.search(r"rank 1: ([\d.]+) queries", out).group(1))
     hits1, hits10 = map(float, re.search(r"Ridge\s+hits@1 ([\d.]+)\s+hits@10 ([\d.]+)", out).groups())
     # the histogram (compute_ranks) and the curve (the metric engine) tell the same story
     assert hits1 == pytest.approx(at_one / n_queries, abs=5e-4)
@@ -468,3 +514,19 @@ def test_query_comparison_constructor_refuses_undefined_values(bad):
                                          r"instead\.$"):
         QueryComparisonDisplay(values_a=[0.5, 0.2, 1.0], values_b=[0.2, bad, 1.0], qid=["q1", "q2", "q3"],
                                metric="mrr")
+
+
+def test_rank_distribution_tie_blocks_are_checked():
+    ranks = compute_ranks(np.zeros(4, dtype=int), np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="`optimistic` and `pessimistic` go together.*Got only `optimistic` instead"):
+        RankDistributionDisplay(ranks=ranks.expected, num_candidates=ranks.num_candidates,
+                                optimistic=ranks.optimistic)
+    with pytest.raises(ValueError, match="one rank per target"):
+        RankDistributionDisplay(ranks=ranks.expected, num_candidates=ranks.num_candidates,
+                                optimistic=ranks.optimistic[:2], pessimistic=ranks.pessimistic[:2])
+    with pytest.raises(ValueError, match="must be the expected ranks"):
+        RankDistributionDisplay(ranks=ranks.realistic * 0 + 1.7, num_candidates=ranks.num_candidates,
+                                optimistic=ranks.optimistic, pessimistic=ranks.pessimistic)
+    display = RankDistributionDisplay(ranks=ranks.expected, num_candidates=ranks.num_candidates,
+                                      optimistic=ranks.optimistic, pessimistic=ranks.pessimistic)
+    np.testing.assert_allclose(display.counts, [4 / 3] * 3)
