@@ -480,8 +480,6 @@ class PartStore:
         self.n_queries = 0
         self.n_targets = 0
         self.arrays = {}  # field -> array with spare capacity at its end
-        self.has_weight = False
-        self.has_ranks = None
 
     def _append(self, key, values, used):
         self.arrays[key] = append_in_place(self.arrays.get(key), used, values)
@@ -496,16 +494,14 @@ class PartStore:
             raise ValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
                              "queries in one part. Got them in a split evaluation instead.")
         n, n_new = self.n_queries, part.n_queries
-        if part.weight is not None and not self.has_weight:
+        if part.weight is not None and "weight" not in self.arrays:
             self._append("weight", np.ones(n), 0)
-            self.has_weight = True
-        if self.has_weight:
+        if "weight" in self.arrays:
             self._append("weight", np.ones(n_new) if part.weight is None else part.weight, n)
         self._append("qid", part.qid, n)
         self._append("has_relevant", part.has_relevant, n)
         for name, values in part.values.items():
             self._append(("values", name), values, n)
-        self.has_ranks = part.ranks is not None
         if part.ranks is not None:
             for i, column in enumerate(part.ranks):
                 self._append(("ranks", i), column + n if i == 4 else column, self.n_targets)
@@ -523,7 +519,7 @@ class PartStore:
             else:
                 arr.resize(size, refcheck=False)
         qid = arrays["qid"]
-        ranks = tuple(arrays[("ranks", i)] for i in range(7)) if self.has_ranks else None
+        ranks = tuple(arrays[("ranks", i)] for i in range(7)) if ("ranks", 0) in arrays else None
         values = {key[1]: arr for key, arr in arrays.items() if isinstance(key, tuple) and key[0] == "values"}
         part = PartialReport(qid, arrays["has_relevant"], arrays.get("weight"), values, ranks)
         if qid.size > 1 and not bool((qid[1:] > qid[:-1]).all()):  # a stream not sorted by query id

@@ -605,12 +605,13 @@ def _comparison_figure(args, table, reports, metric):
 
     figure, axes = _new_figure(len(table))
     for row, ax in zip(table, axes):
-        display = QueryComparisonDisplay._from_reports(
+        display = QueryComparisonDisplay.from_reports(
             reports[row.a], reports[row.b], metric=metric, name_a=str(row.a), name_b=str(row.b), unpaired="drop",
-            test="wilcoxon" if row.result.paired else "auto", alternative="two-sided", rng=args.seed)
+            test="wilcoxon" if row.result.paired else "auto", alternative="two-sided", rng=args.seed, ax=ax)
         if row.result.paired:  # not a second draw of a permutation or bootstrap test under another stream
             display.result = row.result
-        display.plot(ax=ax)
+            ax.cla()
+            display.plot(ax=ax)
     return figure
 
 

@@ -1005,13 +1005,6 @@ class QueryComparisonDisplay:
         display : QueryComparisonDisplay
             The display, drawn.
         """
-        display = cls._from_reports(report_a, report_b, metric=metric, name_a=name_a, name_b=name_b,
-                                    unpaired=unpaired, test=test, alternative=alternative, rng=rng)
-        return display.plot(ax=ax, **kwargs)
-
-    @classmethod
-    def _from_reports(cls, report_a, report_b, *, metric, name_a, name_b, unpaired, test, alternative, rng):
-        """The display of :meth:`from_reports`, not drawn yet."""
         from . import stats
 
         _choice(unpaired, "unpaired", _UNPAIRED)
@@ -1038,4 +1031,4 @@ class QueryComparisonDisplay:
                       name_b=name_b, greater_is_better=_greater_is_better(key_a))
         display.n_unpaired_a, display.n_unpaired_b = n_unpaired_a, n_unpaired_b
         display.n_undefined = int(defined.size - np.count_nonzero(defined))
-        return display
+        return display.plot(ax=ax, **kwargs)
