@@ -539,6 +539,20 @@ class PartStore:
         return part
 
 
+def _by_query(rank_table):
+    """The rank table with its targets in query order (stable: a query's targets keep their order).
+
+    The pooled statistics sum over the targets in this order, so that it is canonical: the same sums,
+    to the last bit, however the queries were split into parts and in whatever order the parts came.
+    A part's own table (one process) is in query order already, and is returned as it is.
+    """
+    query = None if rank_table is None else rank_table[4]
+    if query is None or bool((query[1:] >= query[:-1]).all()):
+        return rank_table
+    order = np.argsort(query, kind="stable")
+    return tuple(column[order] for column in rank_table)
+
+
 def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_relevant_for=None, consume=False):
     """The RankingReport of parts holding disjoint sets of whole queries.
 
@@ -562,7 +576,7 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
                 return values if all_evaluated else values[evaluated]
             return part.values[written][evaluated]
 
-        rank_table = part.ranks
+        rank_table = _by_query(part.ranks)
         missing_qid, missing_has_relevant = part.missing_qid, part.missing_has_relevant
     else:
         sizes = [part.n_queries for part in parts]
@@ -612,7 +626,7 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
                 inverse[query_order] = np.arange(qid.size)
             columns = [np.concatenate([table[i] for table in tables]) for i in range(7)]
             columns[4] = inverse[np.concatenate([table[4] + offset for table, offset in zip(tables, offsets)])]
-            rank_table = tuple(columns)
+            rank_table = _by_query(tuple(columns))
         missing_qid, missing_has_relevant = qid[:0], np.zeros(0, dtype=bool)
         if any(part.missing_qid is not None and part.missing_qid.size for part in parts):
             raise ValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "

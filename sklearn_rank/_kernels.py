@@ -228,7 +228,7 @@ class ListKernels:
         count = np.bincount(block, minlength=n_blocks)
         # the chance of reaching each block: every item of the query's earlier blocks failed to stop
         failed = np.bincount(block, weights=log_go_on, minlength=n_blocks)
-        reach = np.exp(exclusive_segment_sum(failed, block_q))
+        reach = np.exp(_local_exclusive_sum(failed, block_q))
         means = symmetric_means(go_on, block, count)
         pair_block = np.repeat(np.arange(n_blocks), count)
         i = np.arange(pair_block.size) - (np.cumsum(count) - count)[pair_block] + 1
@@ -322,6 +322,27 @@ def _mean_capped(before, tied, cap):
             return np.where(m <= r, m * (m + 1) / 2, r * (r + 1) / 2 + (m - r) * r)
 
         out[many] = (total(c + u) - total(c - 1)) / (u + 1)
+    return out
+
+
+def _local_exclusive_sum(values, seg):
+    """For float values sorted by segment: the sum of the earlier values of the same segment, computed
+    from that segment's values only (a scan by doubling), so that a query's value does not depend on
+    the queries before it: a running sum over all segments, less its value at the segment's start,
+    rounds by the size of the earlier segments' total (parts split differently gave other last bits).
+    """
+    if values.size == 0:
+        return np.zeros(0)
+    pos = np.arange(values.size) - _exclusive_first(seg)  # place within the segment
+    inclusive = values.astype(np.float64)  # a copy
+    step, longest = 1, int(pos.max())
+    while step <= longest:
+        at = np.flatnonzero(pos >= step)
+        inclusive[at] = inclusive[at] + inclusive[at - step]  # the right side is read before the write
+        step *= 2
+    out = np.zeros(values.size)
+    later = pos > 0
+    out[later] = inclusive[np.flatnonzero(later) - 1]
     return out
 
 

@@ -125,3 +125,54 @@ def test_a_consuming_reduction_reads_a_name_written_twice():
     owner = np.searchsorted(bounds, qid, side="right")
     parts = [evaluation.part(y[owner == p], s[owner == p], qid=qid[owner == p]) for p in range(4)]
     assert_same(evaluation.reduce(parts, consume=True), expected)
+
+
+# every metric of the registry, a cut-off where it takes one
+ALL_METRICS = [name.replace("@k", "@10") for name in skr.metric_names()]
+
+
+def assert_identical(got, expected):
+    """The same numbers, bit for bit: the summary must not depend on how the queries were split."""
+    assert got.summary.keys() == expected.summary.keys()
+    differ = {name: (got.summary[name], value) for name, value in expected.summary.items()
+              if not (got.summary[name] == value or (np.isnan(value) and np.isnan(got.summary[name])))}
+    assert not differ, differ
+    for name, values in expected.per_query.items():
+        np.testing.assert_array_equal(got.per_query[name], values, err_msg=name)
+
+
+@pytest.mark.parametrize("string_qid", [False, True])
+@pytest.mark.parametrize("targets", ["first", "all"])
+@pytest.mark.parametrize("ties", ["expected", "ordinal"])
+def test_the_summary_is_identical_however_the_queries_are_split(string_qid, targets, ties):
+    # Partition independence (DESIGN): per-query values are pooled in query-id order, whatever the order
+    # of the parts and of the queries within them, so 1, 3 or 7 parts give the in-memory numbers exactly
+    # (the adjusted metrics amplify rounding by 1 / (1 - e): a pooled sum in part order differed by 1e-12).
+    y, s, qid, weight = grouped(7 + len(targets), n_queries=400)
+    if string_qid:
+        qid = np.array([f"q{q}" for q in qid], dtype=object)
+    rng = np.random.default_rng(3)
+    rows = {"qid": qid, "sample_weight": weight, "exclude": (y == 0) & (rng.random(y.size) < 0.2),
+            "unjudged": (y == 0) & (rng.random(y.size) < 0.3)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", skr.UndefinedMetricWarning)
+        expected = skr.evaluate(y, s, metrics=ALL_METRICS, ties=ties, targets=targets, **rows)
+        evaluation = _engine.plan(metrics=ALL_METRICS, ties=ties, targets=targets)
+        queries = np.unique(qid)
+        for n_parts in (1, 3, 7):
+            masks = split(qid, n_parts, n_parts)
+            parts = [evaluation.part(y[mask], s[mask], **{key: value[mask] for key, value in rows.items()})
+                     for mask in masks]
+            assert_identical(evaluation.reduce(parts), expected)
+            assert_identical(evaluation.reduce(parts[::-1]), expected)
+            # a stream's parts, joined as they come (evaluate_batches): in part order, or query ranges
+            store = _engine.PartStore()
+            for part in parts:
+                store.add(part)
+            assert_identical(evaluation.reduce([store.finish()], consume=True), expected)
+            owner = np.searchsorted(queries[np.linspace(0, queries.size, n_parts + 1).astype(int)[1:-1]], qid,
+                                    side="right")
+            ranges = [evaluation.part(y[owner == p], s[owner == p],
+                                      **{key: value[owner == p] for key, value in rows.items()})
+                      for p in range(n_parts)]
+            assert_identical(evaluation.reduce(ranges), expected)
