@@ -534,3 +534,26 @@ def test_a_query_coming_back_after_the_stream_stopped_ascending_is_refused(monke
     batches = [pa.RecordBatch.from_pandas(frame.iloc[i:i + 3], preserve_index=False) for i in range(0, len(frame), 3)]
     report = skr.evaluate_batches(batches, metrics=["mrr"])
     np.testing.assert_array_equal(report.per_query["qid"], sorted(ids[:-1]))
+
+
+@pytest.mark.parametrize("targets", ["first", "all"])
+@pytest.mark.parametrize("sorted_ids", [False, True])
+def test_the_summary_is_identical_whatever_the_batch_size(targets, sorted_ids, monkeypatch):
+    # Partition independence (DESIGN): streams cut at 1, 7 or 1000 rows give the same numbers, bit for
+    # bit, for every metric of the registry, and those of evaluate on all rows (pooled in query-id order)
+    monkeypatch.setattr(_batches, "_PART_ROWS", 50)  # small parts merged: many parts of the queries
+    metrics = [name.replace("@k", "@10") for name in skr.metric_names()]
+    frame = grouped_frame(21, n_queries=60)
+    if sorted_ids:  # queries in ascending id order (the parts joined as they come), else in any order
+        frame = frame.sort_values("qid", kind="stable", ignore_index=True)
+    options = {"sample_weight": True, "exclude": True, "unjudged": True, "targets": targets}
+    expected = quietly(evaluate_all, frame, metrics=metrics, **options)
+    for size in (1, 7, 1000):
+        slices = [slice(lo, lo + size) for lo in range(0, len(frame), size)]
+        got = quietly(skr.evaluate_batches, as_batches(frame, slices, "batch"), metrics=metrics,
+                      **stream_options(options))
+        differ = {name: (got.summary[name], value) for name, value in expected.summary.items()
+                  if not (got.summary[name] == value or (np.isnan(value) and np.isnan(got.summary[name])))}
+        assert not differ, (size, differ)
+        for name, values in expected.per_query.items():
+            np.testing.assert_array_equal(got.per_query[name], values, err_msg=f"{name}, batches of {size}")
