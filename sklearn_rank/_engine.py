@@ -711,7 +711,8 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
         summary[written] = value
         per_query[written] = values_out
     return RankingReport(summary, per_query, int(evaluated.sum()) + n_added, int(n_q - evaluated.sum()) +
-                         int(added.size - n_added), params, n_missing=int(missing_qid.size))
+                         int(added.size - n_added), params, n_missing=int(missing_qid.size),
+                         sample_weight=None if weight is None else weight_out)
 
 
 def _missing_queries(data, relevance_level):
@@ -849,7 +850,7 @@ def _evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, lab
                           "reported as NaN.", UndefinedMetricWarning, stacklevel=4)
         summary[written] = value
         per_query[written] = values
-    return RankingReport(summary, per_query, n_q, 0, evaluation.params)
+    return RankingReport(summary, per_query, n_q, 0, evaluation.params, sample_weight=data.weight)
 
 
 def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, sample_weight, num_relevant):

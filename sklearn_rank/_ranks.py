@@ -1186,4 +1186,5 @@ def _namespace_list_report(xp, data, columns, evaluation, pooled):
         summary[written] = value
         per_query[written] = values
     n_present = int(kept.shape[0])
-    return RankingReport(summary, per_query, int(rows.shape[0]), n_present - int(rows.shape[0]), evaluation.params)
+    return RankingReport(summary, per_query, int(rows.shape[0]), n_present - int(rows.shape[0]), evaluation.params,
+                         sample_weight=None if data.weight is None else weight)

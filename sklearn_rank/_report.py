@@ -32,10 +32,16 @@ class RankingReport:
         candidate row at all. They are left out of ``n_queries`` with
         ``missing="skip"`` and counted as evaluated queries scoring 0 with
         ``missing="zero"`` (trec_eval's ``-c``).
+    sample_weight : ndarray of shape (n_queries,) or None
+        The weight of each evaluated query, in the order of
+        ``per_query["qid"]`` (what the summary's means are weighted by), or
+        None when evaluated without ``sample_weight``. :mod:`sklearn_rank.stats`
+        weights its tests by it.
     """
 
-    def __init__(self, summary, per_query, n_queries, n_skipped, params, n_missing=0):
+    def __init__(self, summary, per_query, n_queries, n_skipped, params, n_missing=0, sample_weight=None):
         self.summary = summary
+        self.sample_weight = sample_weight
         self.per_query = per_query
         self.n_queries = n_queries
         self.n_skipped = n_skipped

@@ -1013,3 +1013,273 @@ def test_table_slices_keep_the_family_adjustment():
     assert isinstance(head, ComparisonTable) and len(head) == 2
     assert [row.pvalue_adjusted for row in head] == [row.pvalue_adjusted for row in table][:2]
     assert all(row.pvalue_adjusted == pytest.approx(min(1.0, 6 * row.pvalue)) for row in head)
+
+
+# --------------------------------------------------------------------------
+# issue 21 item 6: a paired result says how many differences were zero
+# --------------------------------------------------------------------------
+
+def _mostly_zero_differences(n=40, n_nonzero=8, seed=60):
+    rng = np.random.default_rng(seed)
+    b = reciprocal_ranks(rng, n, 10)
+    a = b.copy()
+    a[:n_nonzero] += rng.uniform(0.05, 0.5, n_nonzero)  # only these queries differ, all in favour of a
+    return a, b
+
+
+@pytest.mark.parametrize("test", ["wilcoxon", "ttest", "permutation", "bootstrap"])
+def test_paired_result_counts_zero_differences_and_warns_when_they_dominate(test):
+    a, b = _mostly_zero_differences()
+    # oracle: a loop over the pairs
+    wins = sum(1 for x, y in zip(a, b) if x > y)
+    ties = sum(1 for x, y in zip(a, b) if x == y)
+    losses = sum(1 for x, y in zip(a, b) if x < y)
+    assert (wins, ties, losses) == (8, 32, 0)
+    with pytest.warns(DegenerateDataWarning, match=r"32 of 40 paired differences are zero"):
+        result = compare(a, b, test=test, paired=True, rng=0, n_resamples=199)
+    assert (result.wins, result.ties, result.losses) == (wins, ties, losses)
+    assert result.n_zero == ties
+    text = repr(result)
+    assert "wins=8, ties=32, losses=0" in text
+    assert "n_zero=32" in text
+
+
+def test_wilcoxon_with_mostly_zero_differences_says_why_the_estimate_is_zero():
+    # the case of the issue: a tiny p-value beside a Hodges-Lehmann estimate of 0.0
+    a, b = _mostly_zero_differences(n=100, n_nonzero=20, seed=61)
+    with pytest.warns(DegenerateDataWarning) as caught:
+        result = compare(a, b, test="wilcoxon")
+    assert result.estimate == 0.0 and result.pvalue < 1e-3
+    message = " ".join(str(w.message) for w in caught)
+    assert "80 of 100" in message and "20" in message and "Wilcoxon" in message
+
+
+def test_few_zero_differences_do_not_warn_and_are_still_counted():
+    a, b = _mostly_zero_differences(n=10, n_nonzero=5, seed=62)  # exactly half zero: no warning
+    result = one_warning_free_call(compare, a, b, test="wilcoxon")
+    assert (result.wins, result.ties, result.losses, result.n_zero) == (5, 5, 0, 5)
+
+
+def test_unpaired_result_counts_cross_pairs_as_compare_many_rows_do():
+    rng = np.random.default_rng(63)
+    a, b = reciprocal_ranks(rng, 9, 4), reciprocal_ranks(rng, 7, 4)
+    result = compare(a, b, test="mannwhitneyu")
+    cross = [(x > y, x == y, x < y) for x in a for y in b]
+    assert (result.wins, result.ties, result.losses) == tuple(int(sum(c[i] for c in cross)) for i in range(3))
+    assert result.n_zero == 0  # no paired differences
+    assert "n_zero" not in repr(result) and f"wins={result.wins}" in repr(result)
+    row = compare_many({"a": a, "b": b}, test="mannwhitneyu")[0]
+    assert (row.wins, row.ties, row.losses) == (result.wins, result.ties, result.losses)
+
+
+def test_compare_many_rows_and_their_results_agree_on_the_counts():
+    a, b = _mostly_zero_differences(n=12, n_nonzero=9, seed=64)
+    with pytest.warns(DegenerateDataWarning, match="8 of 12 paired differences are zero"):  # b and c
+        table = compare_many({"a": a, "b": b, "c": b[::-1].copy()}, paired=True, test="ttest")
+    for row in table:
+        assert (row.wins, row.ties, row.losses) == (row.result.wins, row.result.ties, row.result.losses)
+
+
+def test_corrected_ttest_counts_the_folds():
+    a, b = [0.8, 0.7, 0.75, 0.9, 0.85], [0.8, 0.6, 0.7, 0.95, 0.8]
+    result = corrected_ttest(a, b, n_train=80, n_test=20)
+    assert (result.wins, result.ties, result.losses, result.n_zero) == (3, 1, 1, 1)
+
+
+# --------------------------------------------------------------------------
+# issue 21 item 5: weighted reports are compared with their weights
+# --------------------------------------------------------------------------
+
+def _weighted_reports(seed=70, n=30, shared=None):
+    """Two evaluate() reports of the same queries with one weight per query, and the per-query arrays."""
+    from sklearn_rank import evaluate
+
+    rng = np.random.default_rng(seed)
+    labels = (rng.random((n, 6)) < 0.3).astype(int)
+    labels[:, 0] = 1  # every query has a relevant item
+    scores_a = labels * 0.8 + rng.normal(0, 1, labels.shape)
+    scores_b = rng.normal(0, 1, labels.shape)
+    weight = rng.choice([1.0, 2.0, 5.0, 0.5], size=n)
+    report_a = evaluate(labels, scores_a, metrics=["mrr"], sample_weight=weight)
+    report_b = evaluate(labels, scores_b, metrics=["mrr"], sample_weight=weight)
+    return report_a, report_b, weight
+
+
+def weighted_t_oracle(d, w):
+    """The documented weighted paired t, by a loop: frequency weights rescaled to total n."""
+    n = len(d)
+    total = sum(w)
+    mean = sum(wi * di for wi, di in zip(w, d)) / total
+    variance = n / (n - 1) * sum(wi * (di - mean) ** 2 for wi, di in zip(w, d)) / total
+    standard_error = math.sqrt(variance / n)
+    return mean, mean / standard_error, n - 1, math.sqrt(variance)
+
+
+def test_reports_carry_their_per_query_weights():
+    from sklearn_rank import evaluate
+
+    report = evaluate([[1, 0], [0, 1], [1, 0]], [[0.9, 0.1], [0.8, 0.2], [0.3, 0.7]], metrics=["mrr"],
+                      sample_weight=[2.0, 1.0, 3.0])
+    assert np.array_equal(report.sample_weight, [2.0, 1.0, 3.0])
+    assert evaluate([[1, 0], [0, 1]], [[0.9, 0.1], [0.8, 0.2]], metrics=["mrr"]).sample_weight is None
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_weighted_paired_ttest_matches_the_formula_and_the_weighted_summaries(alternative):
+    report_a, report_b, weight = _weighted_reports()
+    result = compare(report_a, report_b, metric="mrr", test="ttest", alternative=alternative)
+    assert result.weighted and result.paired and result.test == "ttest"
+    d = report_a.per_query["mrr"] - report_b.per_query["mrr"]
+    mean, t, df, sd = weighted_t_oracle(list(d), list(weight))
+    # the estimate is the difference of the reports' (weighted) summaries
+    assert result.estimate == pytest.approx(report_a.summary["mrr"] - report_b.summary["mrr"], rel=1e-12)
+    assert result.estimate == pytest.approx(mean, rel=1e-12)
+    assert result.statistic == pytest.approx(t, rel=1e-10)
+    expected_p = {"two-sided": 2 * scipy_stats.t.sf(abs(t), df), "greater": scipy_stats.t.sf(t, df),
+                  "less": scipy_stats.t.cdf(t, df)}[alternative]
+    assert result.pvalue == pytest.approx(expected_p, rel=1e-9)
+    assert result.effect_size == pytest.approx(mean / sd, rel=1e-10)
+    unweighted = compare(report_a.per_query["mrr"], report_b.per_query["mrr"], test="ttest", paired=True,
+                         alternative=alternative)
+    assert result.estimate != pytest.approx(unweighted.estimate, rel=1e-6)
+    if alternative == "two-sided":
+        low, high = result.confidence_interval(0.9)
+        half = scipy_stats.t.ppf(0.95, df) * sd / math.sqrt(len(d))
+        assert (low, high) == pytest.approx((mean - half, mean + half), rel=1e-10)
+
+
+def test_weighted_ttest_with_integer_weights_is_the_t_test_of_repeated_rows_counted_as_n_queries():
+    # scipy on the rows repeated w times: the same mean, and the same t once the sample size is n, not sum(w)
+    rng = np.random.default_rng(71)
+    d = rng.normal(0.1, 0.3, 15)
+    w = rng.integers(1, 5, 15)
+    result = compare(StandInWeightedReport(np.arange(15), d, w), StandInWeightedReport(np.arange(15), 0 * d, w),
+                     metric="m", test="ttest")
+    repeated = scipy_stats.ttest_1samp(np.repeat(d, w), 0.0)
+    assert result.estimate == pytest.approx(np.repeat(d, w).mean(), rel=1e-12)
+    n, total = d.size, w.sum()
+    assert result.statistic == pytest.approx(repeated.statistic * math.sqrt((n - 1) / (total - 1)), rel=1e-10)
+    # weights summing to n are the repeated rows exactly
+    w = np.array([3, 1, 0, 2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1])
+    assert w.sum() == 15
+    kept = w > 0  # a query of weight 0 counts neither in the summary nor in the test
+    result = compare(StandInWeightedReport(np.arange(15), d, w), StandInWeightedReport(np.arange(15), 0 * d, w),
+                     metric="m", test="ttest")
+    mean, t, df, _ = weighted_t_oracle(list(d[kept]), list(w[kept]))
+    assert result.n_a == kept.sum() and result.statistic == pytest.approx(t, rel=1e-10)
+
+
+class StandInWeightedReport:
+    """A report with one metric ``m`` and per-query weights."""
+
+    def __init__(self, qid, values, weight):
+        self.per_query = {"qid": np.asarray(qid), "m": np.asarray(values, dtype=float)}
+        self.sample_weight = None if weight is None else np.asarray(weight, dtype=float)
+
+
+@pytest.mark.parametrize(("test", "paired"), [("auto", None), ("wilcoxon", True), ("ttest", True),
+                                             ("ttest", False), ("permutation", True), ("bootstrap", True),
+                                             ("bootstrap", False), ("mannwhitneyu", False)])
+def test_equal_weights_keep_the_unweighted_numbers_exactly(test, paired):
+    rng = np.random.default_rng(72)
+    qid = np.arange(25)
+    a, b = reciprocal_ranks(rng, 25, 6), reciprocal_ranks(rng, 25, 6)
+    plain = compare(StandInReport(qid, m=a), StandInReport(qid, m=b), metric="m", test=test, paired=paired,
+                    rng=3, n_resamples=299)
+    for value in (1.0, 3.0):
+        weighted = compare(StandInWeightedReport(qid, a, np.full(25, value)),
+                           StandInWeightedReport(qid, b, np.full(25, value)), metric="m", test=test,
+                           paired=paired, rng=3, n_resamples=299)
+        assert weighted == plain and not weighted.weighted
+        assert weighted.confidence_interval() == plain.confidence_interval()
+
+
+@pytest.mark.parametrize("test", ["auto", "wilcoxon", "mannwhitneyu"])
+def test_rank_tests_refuse_weighted_reports(test):
+    report_a, report_b, _ = _weighted_reports(seed=73)
+    paired = False if test == "mannwhitneyu" else None
+    with pytest.raises(ValueError, match=r"sample_weight.*(wilcoxon|mannwhitneyu)|"
+                                         r"(wilcoxon|mannwhitneyu).*sample_weight") as caught:
+        compare(report_a, report_b, metric="mrr", test=test, paired=paired)
+    assert "ttest" in str(caught.value)  # says what to run instead
+    with pytest.raises(ValueError, match="sample_weight"):
+        compare_many({"a": report_a, "b": report_b}, metric="mrr", test=test, paired=paired)
+
+
+def test_paired_reports_must_agree_on_the_weights():
+    qid = np.arange(6)
+    values = [0.1, 0.5, 0.3, 1.0, 0.2, 0.7]
+    weighted = StandInWeightedReport(qid, values, [1, 2, 1, 1, 1, 1])
+    other = StandInWeightedReport(qid, values[::-1], [1, 2, 1, 1, 3, 1])
+    with pytest.raises(ValueError, match=r"sample_weight.*query id.*4"):
+        compare(weighted, other, metric="m", test="ttest")
+    with pytest.raises(ValueError, match=r"`b`.*no sample_weight|sample_weight.*`b`"):
+        compare(weighted, StandInWeightedReport(qid, values[::-1], None), metric="m", test="ttest")
+    # independent samples each keep their own weights
+    result = compare(weighted, StandInWeightedReport(qid, values[::-1], None), metric="m", test="ttest",
+                     paired=False)
+    assert result.weighted and not result.paired
+
+
+def test_weighted_welch_ttest_matches_the_formula():
+    rng = np.random.default_rng(74)
+    x, y = rng.random(12), rng.random(9) + 0.2
+    wx, wy = rng.uniform(0.2, 3, 12), rng.uniform(0.2, 3, 9)
+    result = compare(StandInWeightedReport(np.arange(12), x, wx), StandInWeightedReport(np.arange(12, 21), y, wy),
+                     metric="m", test="ttest")
+    assert not result.paired and result.weighted
+
+    def moments(v, w):
+        n = len(v)
+        mean = sum(a * b for a, b in zip(w, v)) / sum(w)
+        return mean, n / (n - 1) * sum(b * (a - mean) ** 2 for a, b in zip(v, w)) / sum(w), n
+
+    (mx, vx, nx), (my, vy, ny) = moments(x, wx), moments(y, wy)
+    se2 = vx / nx + vy / ny
+    df = se2 ** 2 / ((vx / nx) ** 2 / (nx - 1) + (vy / ny) ** 2 / (ny - 1))
+    t = (mx - my) / math.sqrt(se2)
+    assert result.estimate == pytest.approx(mx - my, rel=1e-12)
+    assert result.statistic == pytest.approx(t, rel=1e-10)
+    assert result.pvalue == pytest.approx(2 * scipy_stats.t.sf(abs(t), df), rel=1e-9)
+
+
+def test_weighted_paired_permutation_matches_every_sign_flip():
+    rng = np.random.default_rng(75)
+    d = rng.normal(0.2, 0.4, 9)
+    w = rng.uniform(0.5, 4, 9)
+    result = compare(StandInWeightedReport(np.arange(9), d, w), StandInWeightedReport(np.arange(9), 0 * d, w),
+                     metric="m", test="permutation", alternative="greater", rng=0)
+    observed = sum(w * d) / sum(w)
+    flips = [sum(s * wi * di for s, wi, di in zip(signs, w, d)) / sum(w)
+             for signs in itertools.product([1, -1], repeat=9)]
+    expected = sum(1 for f in flips if f >= observed - 1e-12) / len(flips)
+    assert result.weighted
+    assert result.estimate == pytest.approx(observed, rel=1e-12)
+    assert result.pvalue == pytest.approx(expected, rel=1e-12)
+
+
+def test_weighted_bootstrap_is_about_the_weighted_mean():
+    # heavy queries favour a, the many light ones favour b: the unweighted mean difference is negative,
+    # the weighted one positive
+    rng = np.random.default_rng(76)
+    n = 40
+    d = np.where(np.arange(n) < 10, rng.normal(0.4, 0.05, n), rng.normal(-0.2, 0.05, n))
+    w = np.where(np.arange(n) < 10, 10.0, 1.0)
+    a, b = StandInWeightedReport(np.arange(n), d, w), StandInWeightedReport(np.arange(n), 0 * d, w)
+    result = compare(a, b, metric="m", test="bootstrap", alternative="greater", rng=1, n_resamples=1999)
+    weighted_mean = float(np.dot(w, d) / w.sum())
+    assert d.mean() < 0 < weighted_mean
+    assert result.weighted and result.estimate == pytest.approx(weighted_mean, rel=1e-12)
+    assert result.pvalue < 0.01
+    low, high = result.confidence_interval()
+    assert low > 0 and high == math.inf
+    two_sided = compare(a, b, metric="m", test="bootstrap", rng=1, n_resamples=1999)
+    low, high = two_sided.confidence_interval()
+    assert low < weighted_mean < high and not low < d.mean() < high
+    # oracle for the resampling: a slow loop drawing queries with their weights (same question, other draws)
+    draws = np.random.default_rng(5)
+    means = []
+    for _ in range(1000):
+        pick = draws.integers(0, n, n)
+        means.append(np.dot(w[pick], d[pick]) / w[pick].sum())
+    assert (low, high) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])), abs=0.03)

@@ -24,6 +24,14 @@ Conventions shared by every function of this module:
 - **Effect sizes.** The rank-biserial correlation for the rank tests, Cohen's
   d (pooled standard deviation) for unpaired mean-based tests and d_z (mean
   difference over the standard deviation of the differences) for paired ones.
+- **Weights.** Reports of ``evaluate(..., sample_weight=...)`` carry their
+  per-query weights; the t, permutation and bootstrap tests compare their
+  weighted means, the rank tests refuse them (see :func:`compare`). Weights
+  all equal are no weighting.
+- **Counts.** Every result counts the queries where ``a`` is larger, equal,
+  smaller (``wins``, ``ties``, ``losses``; cross pairs when unpaired) and
+  the zero paired differences (``n_zero``), and warns when those are more
+  than half of the pairs.
 - **Randomness** (permutation and bootstrap) comes only through ``rng``: an
   int seed or a :class:`numpy.random.Generator`. The same seed gives the same
   p-value; no global generator is touched.

@@ -1,5 +1,6 @@
 """Public tests of two samples: compare and mann_whitney_u."""
 
+from ._results import _replaced
 from ._tests import _mann_whitney, _run
 from ._validation import _ALTERNATIVES, _as_values, _check_choice
 
@@ -68,8 +69,8 @@ def mann_whitney_u(a, b, *, alternative="two-sided"):
     """
     x, y = _as_values(a, "a"), _as_values(b, "b")
     _check_choice(alternative, "alternative", _ALTERNATIVES)
-    result, _ = _mann_whitney(x, y, alternative, 0.95)
-    return result
+    result, (wins, ties, losses) = _mann_whitney(x, y, alternative, 0.95)
+    return _replaced(result, wins=wins, ties=ties, losses=losses)
 
 
 def compare(a, b, *, metric=None, test="auto", paired=None, alternative="two-sided", confidence_level=0.95,
@@ -89,6 +90,10 @@ def compare(a, b, *, metric=None, test="auto", paired=None, alternative="two-sid
         Metric to compare when ``a`` and ``b`` are reports, as written in
         ``per_query`` (case, ``-``, ``_`` and spaces are ignored when the
         exact key is missing). Ignored for arrays.
+
+        Reports of :func:`sklearn_rank.evaluate` with ``sample_weight`` carry
+        their per-query weights (``report.sample_weight``), and the tests
+        that have a weighted form use them (see Notes, "Weights").
     test : {"auto", "mannwhitneyu", "wilcoxon", "ttest", "permutation", \
 "bootstrap"}, default="auto"
         ``"auto"`` runs the paired Wilcoxon test when the values are paired
@@ -123,7 +128,9 @@ def compare(a, b, *, metric=None, test="auto", paired=None, alternative="two-sid
     result : ComparisonResult
         Statistic, p-value, the test that ran, the estimated difference
         ``a - b`` and an effect size; ``result.confidence_interval()`` gives
-        an interval for the difference.
+        an interval for the difference. ``wins``, ``ties``, ``losses`` count
+        the queries where ``a`` is larger, equal, smaller (all cross pairs of
+        values when unpaired), and ``n_zero`` the zero paired differences.
 
     See Also
     --------
@@ -152,6 +159,42 @@ def compare(a, b, *, metric=None, test="auto", paired=None, alternative="two-sid
     differences for Wilcoxon. Mean-based tests report Cohen's d (pooled
     standard deviation) when unpaired and d_z (mean over standard deviation
     of the differences) when paired.
+
+    Zero paired differences (queries where both models score the same) are
+    counted in ``result.n_zero``. When they are more than half of the pairs,
+    every paired test warns with a :class:`DegenerateDataWarning` naming the
+    count: the Wilcoxon test drops them and ranks the others only, so a small
+    p-value can stand beside an estimate of 0.
+
+    **Weights.** Reports whose ``sample_weight`` is not all equal are compared
+    by their weighted means, the quantity their summaries hold: the estimate
+    is the difference of the weighted means ``sum(w d) / sum(w)``. Weights
+    all equal (or absent) change nothing: the numbers are those of the
+    unweighted test. A query of weight 0 is left out, as from the summary.
+    Paired reports must weigh each shared query alike (a ValueError says
+    which query differs).
+
+    - ``"ttest"``: the weights are frequency weights rescaled to total ``n``
+      (the number of queries compared): with the weighted mean
+      ``m = sum(w d) / sum(w)`` and variance
+      ``s^2 = n / (n - 1) * sum(w (d - m)^2) / sum(w)``, the statistic is
+      ``t = m / (s / sqrt(n))`` on ``n - 1`` degrees of freedom (Welch's
+      test of the two weighted means, each sample's variance so, when
+      unpaired). Integer weights that sum to ``n`` give exactly the t test
+      of the values repeated ``w_i`` times; other integer weights give the
+      mean of the repeated values, and the t of the repeated values times
+      ``sqrt((n - 1) / (sum(w) - 1))``: the test counts the ``n`` queries
+      measured, not ``sum(w)``, so the scale of the weights does not matter,
+      as in the summary.
+    - ``"permutation"``: the weighted mean difference under sign flips of the
+      paired differences (each keeping its weight), or under shuffles of the
+      values between the samples (each value keeping its weight).
+    - ``"bootstrap"``: queries are resampled with their weights and each
+      resample gives its weighted mean difference; interval and p-value as
+      above.
+    - ``"wilcoxon"``, ``"mannwhitneyu"`` and ``"auto"`` (which picks one of
+      them) rank the values and have no weighted form: a ValueError names
+      the weights and the test.
 
     Degenerate inputs return a defined answer with a
     :class:`DegenerateDataWarning`: with all paired differences zero (or

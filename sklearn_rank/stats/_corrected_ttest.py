@@ -4,20 +4,11 @@ import math
 import numbers
 
 import numpy as np
-from scipy import stats as _scipy_stats
 
-from ._intervals import _PointInterval, _TInterval
+from ._intervals import _PointInterval, _pvalue_from_t, _TInterval
 from ._results import ComparisonResult, _with_interval
-from ._tests import _constant_difference_answer, _degenerate, _standardised, _variance
+from ._tests import _constant_difference_answer, _degenerate, _paired_counts, _standardised, _variance
 from ._validation import _ALTERNATIVES, _as_values, _check_choice
-
-
-def _pvalue_from_t(t, df, alternative):
-    if alternative == "greater":
-        return float(_scipy_stats.t.sf(t, df))
-    if alternative == "less":
-        return float(_scipy_stats.t.cdf(t, df))
-    return float(min(1.0, 2 * _scipy_stats.t.sf(abs(t), df)))
 
 
 def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided"):
@@ -103,4 +94,5 @@ def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sid
     return _with_interval(ComparisonResult(
         statistic=float(statistic), pvalue=float(pvalue), test="corrected_ttest", alternative=alternative,
         n_a=folds, n_b=folds, estimate=difference, estimate_name="mean_difference",
-        effect_size=_standardised(difference, math.sqrt(variance)), effect_size_name="d_z", paired=True), interval)
+        effect_size=_standardised(difference, math.sqrt(variance)), effect_size_name="d_z", paired=True,
+        **dict(zip(("wins", "ties", "losses"), _paired_counts(x, y)))), interval)

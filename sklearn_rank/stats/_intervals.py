@@ -46,6 +46,15 @@ class _TInterval:
         return (center - half, math.inf) if self.alternative == "greater" else (-math.inf, center + half)
 
 
+def _pvalue_from_t(t, df, alternative):
+    """p-value of Student's t statistic ``t`` with ``df`` degrees of freedom."""
+    if alternative == "greater":
+        return float(_scipy_stats.t.sf(t, df))
+    if alternative == "less":
+        return float(_scipy_stats.t.cdf(t, df))
+    return float(min(1.0, 2 * _scipy_stats.t.sf(abs(t), df)))
+
+
 def _scipy_ttest(x, y, paired, alternative):
     """:func:`scipy.stats.ttest_rel`, or Welch's :func:`scipy.stats.ttest_ind`, of data with some variance."""
     with warnings.catch_warnings():
@@ -113,14 +122,47 @@ def _mean_difference(x, y, axis=-1):
     return np.mean(x, axis=axis) - np.mean(y, axis=axis)
 
 
-def _bootstrap_data(x, y, paired):
-    """Samples and statistic that :func:`scipy.stats.bootstrap` resamples for the mean difference."""
-    return ((x - y,), _mean) if paired else ((x, y), _mean_difference)
+def _weighted_mean(values, weight, axis=-1):
+    return np.sum(values * weight, axis=axis) / np.sum(weight, axis=axis)
+
+
+@dataclass(frozen=True, eq=False)
+class _WeightedMeanDifference:
+    """Weighted mean difference of the queries at the given positions (resampled index arrays, last axis).
+
+    Resampling positions keeps each value with its weight; ``weight_x`` or ``weight_y`` None weighs 1.
+    Paired: ``x`` holds the differences and one index array comes in.
+    """
+
+    x: np.ndarray
+    weight_x: np.ndarray
+    y: np.ndarray = None
+    weight_y: np.ndarray = None
+
+    def __call__(self, *indices, axis=-1):
+        means = []
+        for index, values, weight in zip(indices, (self.x, self.y), (self.weight_x, self.weight_y)):
+            index = np.moveaxis(np.asarray(index), axis, -1)
+            weight = np.ones(values.size) if weight is None else weight
+            means.append(_weighted_mean(values[index], weight[index]))
+        return means[0] if len(means) == 1 else means[0] - means[1]
+
+
+def _bootstrap_data(x, y, paired, weight_x=None, weight_y=None):
+    """Samples and statistic that :func:`scipy.stats.bootstrap` resamples for the (weighted) mean difference.
+
+    Weighted: the samples are the positions of the queries, resampled together with their weights.
+    """
+    if weight_x is None and weight_y is None:
+        return ((x - y,), _mean) if paired else ((x, y), _mean_difference)
+    if paired:
+        return (np.arange(x.size),), _WeightedMeanDifference(x - y, weight_x)
+    return (np.arange(x.size), np.arange(y.size)), _WeightedMeanDifference(x, weight_x, y, weight_y)
 
 
 @dataclass(frozen=True, eq=False)
 class _BootstrapInterval:
-    """BCa bootstrap interval of the mean difference ``x - y``.
+    """BCa bootstrap interval of the mean difference ``x - y`` (weighted by ``weight_x``, ``weight_y``).
 
     With ``result`` (scipy's ``BootstrapResult`` at ``result_level``), other
     levels reuse its resamples; without it, resamples are drawn from ``seed``,
@@ -135,9 +177,11 @@ class _BootstrapInterval:
     seed: int = None
     result: object = None
     result_level: float = None
+    weight_x: np.ndarray = None
+    weight_y: np.ndarray = None
 
     def __call__(self, level):
-        data, statistic = _bootstrap_data(self.x, self.y, self.paired)
+        data, statistic = _bootstrap_data(self.x, self.y, self.paired, self.weight_x, self.weight_y)
         if self.result is None:
             found = _scipy_stats.bootstrap(data, statistic, n_resamples=self.n_resamples, vectorized=True,
                                            confidence_level=level, alternative=self.alternative, method="BCa",

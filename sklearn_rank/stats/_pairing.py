@@ -1,10 +1,13 @@
-"""Reports to values: the metric's per-query values, aligned by query id when the test is paired."""
+"""Reports to values: the metric's per-query values (and weights), aligned by query id when the test is paired."""
 
 import numpy as np
 
 from ..exceptions import UnpairedQueriesWarning
 from .._registry import _normalise
 from ._validation import _as_values, _format_choices, _is_report, _preview, _warn
+
+# the tests that rank the values: no weighted form
+_RANK_TESTS = ("wilcoxon", "mannwhitneyu")
 
 
 def _report_values(report, metric, name):
@@ -36,11 +39,72 @@ def _report_values(report, metric, name):
     return qid, values
 
 
+def _report_weights(report, qid, name):
+    """The report's per-query weights (``report.sample_weight``, in ``per_query["qid"]`` order), or None."""
+    weight = getattr(report, "sample_weight", None)
+    if weight is None:
+        return None
+    try:
+        weight = np.asarray(weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}.sample_weight` must be a 1-D array of numbers. "
+                        f"Got {type(weight).__name__} instead.") from exc
+    if weight.shape != qid.shape:
+        raise ValueError(f"`{name}.sample_weight` must hold one weight per query id. "
+                         f"Got shape {weight.shape} for {qid.size} query ids instead.")
+    bad = np.flatnonzero(~(np.isfinite(weight) & (weight >= 0)))
+    if bad.size:
+        raise ValueError(f"`{name}.sample_weight` must be finite and non-negative. "
+                         f"Got {weight[bad[0]]} at query ids {_preview(qid[bad])} instead.")
+    return weight
+
+
+def _no_weighting(weight):
+    """None for weights that weigh nothing (absent, or all equal: the summary's means ignore their scale)."""
+    return None if weight is None or np.all(weight == weight[0]) else weight
+
+
+def _positive_weight(values, weight, label):
+    """Values and weights of the queries of positive weight (a weight 0 takes a query out of the summary, and
+    so out of the test); None for weights left all equal."""
+    if weight is None:
+        return values, None
+    keep = weight > 0
+    if not keep.all():
+        if np.count_nonzero(keep) < 2:
+            raise ValueError(f"`{label}` needs at least two queries of positive sample_weight to compare. "
+                             f"Got {np.count_nonzero(keep)} instead.")
+        values = values[..., keep]
+        weight = weight[keep]
+    return values, _no_weighting(weight)
+
+
+def _paired_weight(qid, weight_a, weight_b, label_a, label_b):
+    """The one weight of each pair: both reports must weigh a shared query alike."""
+    weight_a, weight_b = _no_weighting(weight_a), _no_weighting(weight_b)
+    if weight_a is None and weight_b is None:
+        return None
+    if weight_a is None or weight_b is None:
+        weighted, other = (label_a, label_b) if weight_b is None else (label_b, label_a)
+        raise ValueError(f"A paired test weighs each query once, so `{label_a}` and `{label_b}` must carry the "
+                         f"same sample_weight. Got `{weighted}` with per-query sample_weight and `{other}` with no "
+                         "sample_weight (or all equal) instead.")
+    differ = np.flatnonzero(weight_a != weight_b)
+    if differ.size:
+        first = differ[0]
+        raise ValueError(f"A paired test weighs each query once, so `{label_a}` and `{label_b}` must carry the "
+                         f"same sample_weight for the queries they share. Got {weight_a[first]} and "
+                         f"{weight_b[first]} for query id {_preview(qid[[first]])[1:-1]} "
+                         f"({differ.size} queries differ) instead.")
+    return weight_a
+
+
 def _align_by_qid(qid_a, values_a, qid_b, values_b, label_a, label_b):
     """Pair the values of two reports on the query ids they share.
 
-    Returns ``(x, y, n_unpaired_a, n_unpaired_b)``: the paired values in
-    query-id order and the number of queries of each report left out.
+    Returns ``(x, y, index_a, index_b, n_unpaired_a, n_unpaired_b)``: the
+    paired values in query-id order, where they are in each report, and the
+    number of queries of each report left out.
     """
     for qid, label in ((qid_a, label_a), (qid_b, label_b)):
         unique, counts = np.unique(qid, return_counts=True)
@@ -59,13 +123,14 @@ def _align_by_qid(qid_a, values_a, qid_b, values_b, label_a, label_b):
         _warn(f"`{label_a}` and `{label_b}` share {shared.size} query ids: the paired test uses those and "
               f"leaves out {n_unpaired_a} query ids only in `{label_a}` {_preview(only_a)} and "
               f"{n_unpaired_b} only in `{label_b}` {_preview(only_b)}.", UnpairedQueriesWarning)
-    return values_a[index_a], values_b[index_b], n_unpaired_a, n_unpaired_b
+    return values_a[index_a], values_b[index_b], index_a, index_b, n_unpaired_a, n_unpaired_b
 
 
 def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
-    """Resolve inputs, pairing and the test to run.
+    """Resolve inputs, pairing, weights and the test to run.
 
-    Returns ``(x, y, paired, test, (n_unpaired_a, n_unpaired_b))``.
+    Returns ``(x, y, paired, test, (n_unpaired_a, n_unpaired_b), (weight_x, weight_y))``: the weights of the
+    values of reports that carry unequal ``sample_weight`` (the same array twice when paired), else None.
     """
     if test == "wilcoxon" and paired is False:
         raise ValueError("`test='wilcoxon'` is a paired test (signed ranks of a - b). "
@@ -73,13 +138,15 @@ def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
     if test == "mannwhitneyu" and paired is True:
         raise ValueError("`test='mannwhitneyu'` compares independent samples. "
                          "Use test='wilcoxon' for paired values. Got paired=True instead.")
-    qid_a = qid_b = None
+    qid_a = qid_b = weight_a = weight_b = None
     if _is_report(a):
         qid_a, x = _report_values(a, metric, label_a)
+        weight_a = _report_weights(a, qid_a, label_a)
     else:
         x = _as_values(a, label_a)
     if _is_report(b):
         qid_b, y = _report_values(b, metric, label_b)
+        weight_b = _report_weights(b, qid_b, label_b)
     else:
         y = _as_values(b, label_b)
 
@@ -95,10 +162,28 @@ def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
     unpaired = (0, 0)
     if paired:
         if both_reports:
-            x, y, *unpaired = _align_by_qid(qid_a, x, qid_b, y, label_a, label_b)
+            x, y, index_a, index_b, *unpaired = _align_by_qid(qid_a, x, qid_b, y, label_a, label_b)
+            weight = _paired_weight(qid_a[index_a], None if weight_a is None else weight_a[index_a],
+                                    None if weight_b is None else weight_b[index_b], label_a, label_b)
+            pair = np.stack([x, y])
+            pair, weight = _positive_weight(pair, weight, f"{label_a}` and `{label_b}")
+            x, y = pair
+            weight_a = weight_b = weight
         elif x.size != y.size:
             raise ValueError(f"Paired tests need as many values in `{label_b}` as in `{label_a}`. "
                              f"Got {x.size} and {y.size} instead.")
+    else:
+        x, weight_a = _positive_weight(x, weight_a, label_a)
+        y, weight_b = _positive_weight(y, weight_b, label_b)
+    requested = test
     if test == "auto":
         test = "wilcoxon" if paired else "mannwhitneyu"
-    return x, y, bool(paired), test, tuple(unpaired)
+    if test in _RANK_TESTS and (weight_a is not None or weight_b is not None):
+        weighted = [f"`{label}`" for label, weight in ((label_a, weight_a), (label_b, weight_b))
+                    if weight is not None]
+        picked = f"test='auto' picks {test!r} here, which" if requested == "auto" else f"test={test!r}"
+        raise ValueError(f"{picked} ranks the values and has no weighted form, and {' and '.join(weighted)} "
+                         f"{'carry' if len(weighted) == 2 else 'carries'} per-query "
+                         "sample_weight (not all equal): use test='ttest', 'permutation' or 'bootstrap', which "
+                         f"weigh the queries. Got test={requested!r} with weighted reports instead.")
+    return x, y, bool(paired), test, tuple(unpaired), (weight_a, weight_b)

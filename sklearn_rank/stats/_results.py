@@ -2,7 +2,7 @@
 
 from collections import namedtuple
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable
 
 from ._validation import _check_confidence_level
@@ -62,6 +62,19 @@ class ComparisonResult:
         Paired comparisons of reports: number of queries of ``a`` (of ``b``)
         whose query id is not in the other report, left out of the test.
         0 otherwise.
+    wins, ties, losses : int
+        Paired: number of compared queries where ``a`` is larger than, equal
+        to, smaller than ``b``. Unpaired: the same counts over all
+        ``n_a * n_b`` cross pairs of values (the counts behind U and the
+        rank-biserial correlation). Folds for :func:`corrected_ttest`.
+    n_zero : int
+        Paired: number of zero differences ``a_i - b_i`` (equal to ``ties``),
+        which the Wilcoxon test drops; when they are more than half, the test
+        warns with a :class:`DegenerateDataWarning` naming the count. 0 for
+        unpaired tests.
+    weighted : bool
+        Whether the queries were weighted by the reports' ``sample_weight``
+        (weights that are all equal are no weighting: False).
     """
 
     statistic: float
@@ -77,6 +90,10 @@ class ComparisonResult:
     paired: bool
     n_unpaired_a: int = 0
     n_unpaired_b: int = 0
+    wins: int = 0
+    ties: int = 0
+    losses: int = 0
+    weighted: bool = False
     # Set by _with_interval, not by the constructor: how to compute the interval at a level (one of the data
     # objects of ``_intervals``; no closure, so that results pickle), its default level, computed intervals.
     _interval: Callable[[float], tuple] | None = field(default=None, init=False, compare=False)
@@ -116,6 +133,11 @@ class ComparisonResult:
             self._cache[level] = ConfidenceInterval(float(low), float(high))
         return self._cache[level]
 
+    @property
+    def n_zero(self):
+        """Number of zero paired differences (``ties`` of a paired test; 0 unpaired)."""
+        return self.ties if self.paired else 0
+
     def __repr__(self):
         return (f"ComparisonResult(\n"
                 f"    test={self.test!r}, paired={self.paired}, alternative={self.alternative!r},\n"
@@ -126,7 +148,15 @@ class ComparisonResult:
                 f"effect_size_name={self.effect_size_name!r},\n"
                 + (f"    n_unpaired_a={self.n_unpaired_a}, n_unpaired_b={self.n_unpaired_b},\n"
                    if self.n_unpaired_a or self.n_unpaired_b else "")
+                + f"    wins={self.wins}, ties={self.ties}, losses={self.losses},"
+                + (f" n_zero={self.n_zero},\n" if self.paired else "\n")
+                + ("    weighted=True,\n" if self.weighted else "")
                 + ")")
+
+
+def _replaced(result, **changes):
+    """``dataclasses.replace`` that keeps the interval (replace resets the fields the constructor leaves out)."""
+    return _with_interval(replace(result, **changes), result._interval, result._confidence_level)
 
 
 def _with_interval(result, interval, confidence_level=0.95):

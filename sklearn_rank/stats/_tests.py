@@ -1,7 +1,6 @@
 """The two-sample tests behind compare: rank, t, permutation and bootstrap tests, and the dispatch ``_run``."""
 
 import math
-from dataclasses import replace
 
 import numpy as np
 from scipy import stats as _scipy_stats
@@ -9,11 +8,17 @@ from scipy import stats as _scipy_stats
 from ..exceptions import DegenerateDataWarning
 from ._hodges_lehmann import _median_of, _PairwiseDifferences, _WalshAverages
 from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterval, _mean, _mean_difference,
-                         _PointInterval, _scipy_ttest, _TTestInterval, _WilcoxonInterval)
+                         _PointInterval, _pvalue_from_t, _scipy_ttest, _TInterval, _TTestInterval,
+                         _WeightedMeanDifference, _WilcoxonInterval)
 from ._pairing import _prepare
-from ._results import ComparisonResult, _with_interval
+from ._results import ComparisonResult, _replaced, _with_interval
 from ._validation import (TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level,
                           _check_n_resamples, _check_paired, _check_rng, _warn)
+
+
+def _weighted(weights):
+    """Whether a test weighs the queries (``weights``: the pair of weight arrays or None of ``_prepare``)."""
+    return any(weight is not None for weight in weights)
 
 
 def _degenerate(message):
@@ -38,6 +43,22 @@ def _paired_counts(x, y):
 def _variance(values):
     """Sample variance (ddof=1), exactly 0.0 for a constant sample (np.var can leave rounding residue)."""
     return 0.0 if np.all(values == values[0]) else float(np.var(values, ddof=1))
+
+
+def _weighted_moments(values, weight):
+    """Weighted mean and variance, ``weight`` taken as frequency weights rescaled to total ``n``.
+
+    The variance ``n / (n - 1) * sum(w (v - mean)^2) / sum(w)`` is the sample variance (ddof=1) of the values
+    repeated ``w_i`` times when integer weights sum to ``n``, and the plain sample variance for equal weights;
+    the scale of the weights does not matter, as in a report's summary. None weighs 1.
+    """
+    if weight is None:
+        return float(np.mean(values)), _variance(values)
+    if np.all(values == values[0]):
+        return float(values[0]), 0.0
+    n = values.size
+    mean = float(np.dot(weight, values) / weight.sum())
+    return mean, float(n / (n - 1) * np.dot(weight, (values - mean) ** 2) / weight.sum())
 
 
 def _standardised(difference, scale):
@@ -100,9 +121,55 @@ def _wilcoxon(x, y, alternative, confidence_level):
     return result, _paired_counts(x, y)
 
 
-def _ttest(x, y, paired, alternative, confidence_level):
-    """scipy's paired or Welch t test, with d_z or Cohen's d; a defined answer for data without variance."""
+def _weighted_ttest(x, y, paired, alternative, weights):
+    """The paired or Welch t test of the weighted means (see ``_weighted_moments``).
+
+    Returns ``(difference, effect, effect_name, statistic, pvalue, interval)``; statistic None when the data
+    have no variance.
+    """
+    if paired:
+        n = x.size
+        difference, variance = _weighted_moments(x - y, weights[0])
+        scale = math.sqrt(variance)
+        effect, effect_name = _standardised(difference, scale), "d_z"
+        standard_error, df = scale / math.sqrt(n), n - 1
+    else:
+        n_a, n_b = x.size, y.size
+        (mean_a, var_a), (mean_b, var_b) = _weighted_moments(x, weights[0]), _weighted_moments(y, weights[1])
+        difference = mean_a - mean_b
+        pooled_sd = math.sqrt(((n_a - 1) * var_a + (n_b - 1) * var_b) / (n_a + n_b - 2))
+        effect, effect_name = _standardised(difference, pooled_sd), "cohens_d"
+        part_a, part_b = var_a / n_a, var_b / n_b
+        standard_error = math.sqrt(part_a + part_b)
+        if standard_error > 0:  # Welch-Satterthwaite
+            df = (part_a + part_b) ** 2 / (part_a ** 2 / (n_a - 1) + part_b ** 2 / (n_b - 1))
+    if not standard_error > 0:
+        return difference, effect, effect_name, None, None, None
+    statistic = difference / standard_error
+    return (difference, effect, effect_name, statistic, _pvalue_from_t(statistic, df, alternative),
+            _TInterval(difference, standard_error, df, alternative))
+
+
+def _ttest(x, y, paired, alternative, confidence_level, weights=(None, None)):
+    """scipy's paired or Welch t test, with d_z or Cohen's d; a defined answer for data without variance.
+
+    With ``weights``, the t test of the weighted means (``_weighted_ttest``).
+    """
     n_a, n_b = x.size, y.size
+    if _weighted(weights):
+        difference, effect, effect_name, statistic, pvalue, interval = _weighted_ttest(x, y, paired, alternative,
+                                                                                       weights)
+        if statistic is None:
+            what = "paired difference" if paired else "value within each sample"
+            _degenerate(f"Every {what} is equal (zero variance), so the t statistic is undefined: returning "
+                        "statistic 0.0 and p-value 1.0 for a zero difference, an infinite statistic otherwise.")
+            statistic, pvalue = _constant_difference_answer(difference, alternative)
+            interval = _PointInterval(difference, alternative)
+        result = _with_interval(ComparisonResult(
+            statistic=float(statistic), pvalue=float(pvalue), test="ttest", alternative=alternative, n_a=n_a,
+            n_b=n_b, estimate=float(difference), estimate_name="mean_difference", effect_size=float(effect),
+            effect_size_name=effect_name, paired=paired), interval, confidence_level)
+        return result, _paired_counts(x, y) if paired else _cross_pair_counts(x, y)
     if paired:
         d = x - y
         difference = float(np.mean(d))
@@ -138,8 +205,11 @@ def _ttest(x, y, paired, alternative, confidence_level):
     return result, counts
 
 
-def _mean_effect(x, y, paired):
+def _mean_effect(x, y, paired, weights=(None, None)):
     """Mean difference, standardised effect and its name for the mean-based resampling tests."""
+    if _weighted(weights):
+        difference, effect, effect_name, *_ = _weighted_ttest(x, y, paired, "two-sided", weights)
+        return difference, effect, effect_name
     if paired:
         d = x - y
         difference = float(np.mean(d))
@@ -150,10 +220,38 @@ def _mean_effect(x, y, paired):
     return difference, _standardised(difference, math.sqrt(pooled_var)), "cohens_d"
 
 
-def _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples):
-    """scipy's permutation test of the mean difference (sign flips when paired), with a BCa bootstrap interval."""
+def _permutation_data(x, y, paired, weights):
+    """Samples and statistic of scipy's permutation test of the (weighted) mean difference.
+
+    Weighted and paired, the sign flips keep each difference in its place, with its weight; unpaired, the
+    positions of the values in ``concatenate([x, y])`` are shuffled, each value keeping its weight.
+    """
+    if not _weighted(weights):
+        return ((x - y,), _mean) if paired else ((x, y), _mean_difference)
+    if paired:
+        return (x - y,), _SignFlippedWeightedMean(weights[0])
+    values = np.concatenate([x, y])
+    weight = np.concatenate([np.ones(x.size) if weights[0] is None else weights[0],
+                             np.ones(y.size) if weights[1] is None else weights[1]])
+    statistic = _WeightedMeanDifference(values, weight, values, weight)
+    return (np.arange(x.size), np.arange(x.size, values.size)), statistic
+
+
+class _SignFlippedWeightedMean:
+    """Weighted mean of the differences whose signs scipy flipped in place (last axis)."""
+
+    def __init__(self, weight):
+        self.weight = weight
+
+    def __call__(self, differences, axis=-1):
+        return np.dot(np.moveaxis(differences, axis, -1), self.weight) / self.weight.sum()
+
+
+def _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples, weights=(None, None)):
+    """scipy's permutation test of the (weighted) mean difference (sign flips when paired), with a BCa bootstrap
+    interval."""
     n_a, n_b = x.size, y.size
-    difference, effect, effect_name = _mean_effect(x, y, paired)
+    difference, effect, effect_name = _mean_effect(x, y, paired, weights)
     values = x - y if paired else np.concatenate([x, y])
     if (paired and np.all(values == 0)) or (not paired and np.all(values == values[0])):
         what = "paired difference is zero" if paired else "value is equal in both samples"
@@ -161,20 +259,18 @@ def _permutation(x, y, paired, alternative, confidence_level, generator, n_resam
                     "and p-value 1.0.")
         statistic, pvalue = 0.0, 1.0
     else:
-        if paired:  # one sample: scipy flips the sign of each difference
-            res = _scipy_stats.permutation_test((values,), _mean, permutation_type="samples", vectorized=True,
-                                                n_resamples=n_resamples, alternative=alternative,
-                                                rng=generator)
-        else:
-            res = _scipy_stats.permutation_test((x, y), _mean_difference, permutation_type="independent",
-                                                vectorized=True, n_resamples=n_resamples,
-                                                alternative=alternative, rng=generator)
+        # paired: one sample, whose signs scipy flips; unpaired: scipy shuffles the labels
+        data, statistic_function = _permutation_data(x, y, paired, weights)
+        res = _scipy_stats.permutation_test(data, statistic_function, vectorized=True,
+                                            permutation_type="samples" if paired else "independent",
+                                            n_resamples=n_resamples, alternative=alternative, rng=generator)
         statistic, pvalue = float(res.statistic), float(res.pvalue)
     seed = int(generator.integers(2**63))
     if (paired and np.all(values == values[0])) or (not paired and np.all(x == x[0]) and np.all(y == y[0])):
         interval = _PointInterval(difference, alternative)
     else:
-        interval = _BootstrapInterval(x, y, paired, alternative, n_resamples, seed=seed)
+        interval = _BootstrapInterval(x, y, paired, alternative, n_resamples, seed=seed, weight_x=weights[0],
+                                      weight_y=weights[1])
     result = _with_interval(ComparisonResult(
         statistic=statistic, pvalue=pvalue, test="permutation", alternative=alternative, n_a=n_a, n_b=n_b,
         estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,
@@ -198,16 +294,19 @@ def _bootstrap_pvalue(distribution, alternative):
     return float(min(1.0, 2 * min(p_greater, p_less)))
 
 
-def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples):
-    """scipy's BCa bootstrap of the mean difference, and the percentile-bootstrap p-value."""
+def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples, weights=(None, None)):
+    """scipy's BCa bootstrap of the (weighted) mean difference, and the percentile-bootstrap p-value.
+
+    Weighted: the queries are resampled with their weights, and each resample gives its weighted mean.
+    """
     n_a, n_b = x.size, y.size
-    difference, effect, effect_name = _mean_effect(x, y, paired)
-    data, statistic_function = _bootstrap_data(x, y, paired)
-    constant = bool(np.all(data[0] == data[0][0])) if paired else bool(np.all(x == x[0]) and np.all(y == y[0]))
+    difference, effect, effect_name = _mean_effect(x, y, paired, weights)
+    data, statistic_function = _bootstrap_data(x, y, paired, *weights)
+    constant = bool(np.all(x - y == (x - y)[0])) if paired else bool(np.all(x == x[0]) and np.all(y == y[0]))
     if constant:
         _degenerate("The data have zero variance, so every bootstrap resample gives the same mean difference: "
                     "the interval is a single point and the p-value is 1.0 for a zero difference.")
-        difference = float(data[0][0]) if paired else float(x[0] - y[0])
+        difference = float(x[0] - y[0])
         pvalue = _bootstrap_pvalue(np.full(n_resamples, difference), alternative)
         interval = _PointInterval(difference, alternative)
     else:
@@ -216,12 +315,20 @@ def _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_re
                                      rng=generator)
         pvalue = _bootstrap_pvalue(res.bootstrap_distribution, alternative)
         interval = _BootstrapInterval(x, y, paired, alternative, n_resamples, result=res,
-                                      result_level=confidence_level)
+                                      result_level=confidence_level, weight_x=weights[0], weight_y=weights[1])
     result = _with_interval(ComparisonResult(
         statistic=difference, pvalue=pvalue, test="bootstrap", alternative=alternative, n_a=n_a, n_b=n_b,
         estimate=difference, estimate_name="mean_difference", effect_size=effect, effect_size_name=effect_name,
         paired=paired), interval, confidence_level)
     return result, _paired_counts(x, y) if paired else _cross_pair_counts(x, y)
+
+
+def _zero_differences_note(test, n_zero, n):
+    """What zeros do to ``test`` when most paired differences are zero."""
+    if test == "wilcoxon":
+        return (f"the Wilcoxon test drops them and ranks the other {n - n_zero}, while its estimate (a median of "
+                "Walsh averages, zeros included) stays near 0")
+    return f"the mean difference counts them, and the test rests on the other {n - n_zero}"
 
 
 def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_resamples, label_a="a", label_b="b"):
@@ -232,19 +339,24 @@ def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_re
     n_resamples = _check_n_resamples(n_resamples)
     paired = _check_paired(paired)
     generator = _check_rng(rng)
-    x, y, paired, test, (n_unpaired_a, n_unpaired_b) = _prepare(a, b, metric=metric, test=test, paired=paired,
-                                                                label_a=label_a, label_b=label_b)
+    x, y, paired, test, (n_unpaired_a, n_unpaired_b), weights = _prepare(
+        a, b, metric=metric, test=test, paired=paired, label_a=label_a, label_b=label_b)
     if test == "mannwhitneyu":
         result, counts = _mann_whitney(x, y, alternative, confidence_level)
     elif test == "wilcoxon":
         result, counts = _wilcoxon(x, y, alternative, confidence_level)
     elif test == "ttest":
-        result, counts = _ttest(x, y, paired, alternative, confidence_level)
+        result, counts = _ttest(x, y, paired, alternative, confidence_level, weights)
     elif test == "permutation":
-        result, counts = _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples)
+        result, counts = _permutation(x, y, paired, alternative, confidence_level, generator, n_resamples, weights)
     else:
-        result, counts = _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples)
-    if n_unpaired_a or n_unpaired_b:
-        result = _with_interval(replace(result, n_unpaired_a=n_unpaired_a, n_unpaired_b=n_unpaired_b),
-                                result._interval, result._confidence_level)
+        result, counts = _bootstrap_test(x, y, paired, alternative, confidence_level, generator, n_resamples,
+                                         weights)
+    wins, ties, losses = counts
+    if paired and 0 < ties < x.size and 2 * ties > x.size:  # (all zero: the test has warned already)
+        _warn(f"{ties} of {x.size} paired differences are zero (queries where `{label_a}` and `{label_b}` score "
+              f"the same): {_zero_differences_note(test, ties, x.size)}. The result counts them in n_zero.",
+              DegenerateDataWarning)
+    result = _replaced(result, n_unpaired_a=n_unpaired_a, n_unpaired_b=n_unpaired_b, wins=wins, ties=ties,
+                       losses=losses, weighted=_weighted(weights))
     return result, counts
