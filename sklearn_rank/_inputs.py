@@ -261,7 +261,8 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
         keep = ~_mask(exclude, (n,), "exclude")
     unjudged_rows = None if unjudged is None else _mask(unjudged, (n,), "unjudged")
     return _finish_grouped(codes, score.astype(np.float64, copy=False), rel.astype(np.float64, copy=False),
-                           uniques, weight, keep, judged, grouped, unjudged=unjudged_rows, nan_policy=nan_policy)
+                           uniques, weight, keep, judged, grouped, unjudged=unjudged_rows, nan_policy=nan_policy,
+                           named_queries=qid is not None)
 
 
 def _mask(exclude, shape, name):
@@ -280,7 +281,7 @@ def _mask(exclude, shape, name):
 
 
 def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, row_offset=0, allow_empty=False,
-                    unjudged=None, nan_policy="raise"):
+                    unjudged=None, nan_policy="raise", named_queries=False):
     if unjudged is not None:
         _check_unjudged(unjudged, rel, row_offset)
     if keep is not None:
@@ -289,7 +290,7 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, r
             row = row_offset + int(np.flatnonzero(excluded_relevant)[0])
             raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
                              f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
-    nan = _nan_rows(score, keep, nan_policy, row_offset)
+    nan = _nan_rows(score, keep, nan_policy, row_offset, (codes, uniques) if named_queries else None)
     if nan is not None:
         # nan_policy="omit": a NaN score removes its candidate as ``exclude`` does (the union of both).
         nan_relevant = nan & (rel > 0)
@@ -342,10 +343,12 @@ def has_nan(values):
     return values.dtype.kind == "f" and values.size > 0 and bool(np.isnan(values.min()))
 
 
-def _nan_rows(score, keep, nan_policy, row_offset=0):
+def _nan_rows(score, keep, nan_policy, row_offset=0, queries=None):
     """The NaN scores of the kept candidates (None if there are none); an error under nan_policy="raise".
 
     Infinities are ordinary scores (the highest and lowest); excluded candidates may hold any value.
+    ``queries``: the rows' query codes and the query ids, to name the query of the first NaN (a row
+    number alone is local to a batch or a partition when the input is split).
     """
     if not has_nan(score):
         return None
@@ -356,8 +359,13 @@ def _nan_rows(score, keep, nan_policy, row_offset=0):
         return None
     if nan_policy != "omit":
         n_nan = int(nan.sum())
-        row = row_offset + int(np.flatnonzero(nan)[0])
-        raise ValueError(nan_message(f"{n_nan} NaN score{'s' if n_nan > 1 else ''}, the first at row {row}"))
+        first = int(np.flatnonzero(nan)[0])
+        named = ""
+        if queries is not None:
+            query_id = queries[1][queries[0][first]]
+            named = f" (qid {query_id.item() if isinstance(query_id, np.generic) else query_id!r})"
+        raise ValueError(nan_message(f"{n_nan} NaN score{'s' if n_nan > 1 else ''}, the first at row "
+                                     f"{row_offset + first}{named}"))
     return nan
 
 

@@ -176,3 +176,13 @@ def test_the_summary_is_identical_however_the_queries_are_split(string_qid, targ
                                       **{key: value[owner == p] for key, value in rows.items()})
                       for p in range(n_parts)]
             assert_identical(evaluation.reduce(ranges), expected)
+
+
+@pytest.mark.parametrize("qid, named", [([7, 7, 9, 9, 9], "qid 9"), (["b", "b", "a", "a", "a"], "qid 'a'")])
+def test_a_nan_score_names_its_query_id(qid, named):
+    # the row alone is local to a batch or a partition on the split paths: the query id locates it anywhere
+    y, s = [1, 0, 0, 1, 0], [0.5, 0.2, 0.3, np.nan, np.nan]
+    with pytest.raises(ValueError, match=rf"Got 2 NaN scores, the first at row 3 \({named}\) instead\."):
+        skr.evaluate(y, s, qid=qid, metrics=["mrr"])
+    with pytest.raises(ValueError, match=r"Got 2 NaN scores, the first at row 3 instead\."):  # one query, no id
+        skr.evaluate(y, s, metrics=["mrr"])
