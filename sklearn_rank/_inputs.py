@@ -204,6 +204,23 @@ def weights_per_row(sample_weight, n, unit="query"):
     return w
 
 
+_SPARSE_EXCLUDE = ("`exclude` may be a sparse matrix only in the label-index layout (1-D y_true, 2-D y_score); "
+                   "elsewhere give a dense boolean mask of the shape of y_score: exclude.toarray().astype(bool).")
+
+
+def sparse_input_error(x, name, rule=None):
+    """The TypeError for a SciPy sparse matrix or array ``x`` given as ``name`` where a dense array is needed.
+
+    Checked before ``np.asarray``, which would wrap the matrix in a 0-D object array (reported as
+    "shape ()"). The message says what came in (class, format, shape) and how to convert it.
+    """
+    if rule is None:
+        rule = (f"`{name}` must be a dense array-like. Convert it with {name}.toarray() (sparse relevance matrices "
+                "are planned, not supported yet).")
+    return TypeError(f"{rule} Got a scipy sparse {type(x).__name__} (format {x.format!r}) of shape {x.shape} "
+                     "instead.")
+
+
 def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
             unjudged=None, nan_policy="raise"):
     """Validate the inputs of any entry point and return GroupedData, RelevanceMatrix or LabelIndexData.
@@ -214,6 +231,11 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if y_true is None or y_score is None:
         raise ValueError("`y_true` and `y_score` are required. Got None instead.")
+    if sp.issparse(y_true):
+        raise sparse_input_error(y_true, "y_true")
+    if sp.issparse(y_score):
+        raise sparse_input_error(y_score, "y_score", "`y_score` must be a dense array-like. Convert it with "
+                                 "y_score.toarray().")
     score = score_values(y_score, nan_policy)
     if score.size == 0:
         raise ValueError(f"`y_score` must not be empty. Got shape {score.shape} instead.")
@@ -226,6 +248,8 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
             if labels is not None:
                 raise ValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
                                  "y_true instead.")
+            if sp.issparse(exclude):
+                raise sparse_input_error(exclude, "exclude", _SPARSE_EXCLUDE)
             return _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged, nan_policy)
         if true_arr.ndim == 1:
             if unjudged is not None:
@@ -257,6 +281,8 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
             raise ValueError("`sample_weight` must be constant within each query in the grouped layout. "
                              "Got different weights for rows of the same query instead.")
     keep = None
+    if sp.issparse(exclude):
+        raise sparse_input_error(exclude, "exclude", _SPARSE_EXCLUDE)
     if exclude is not None:
         keep = ~_mask(exclude, (n,), "exclude")
     unjudged_rows = None if unjudged is None else _mask(unjudged, (n,), "unjudged")

@@ -26,7 +26,7 @@ from sklearn.utils.metadata_routing import UNCHANGED
 from ._engine import evaluate as engine_evaluate, read_scorer_name
 from ._conventions import Default, check_convention
 from ._inputs import (AP_DENOMINATORS, GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
-                      check_relevance_level)
+                      check_relevance_level, sparse_input_error)
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import FINAL_ESTIMATOR, ScorerRequester, safe_indexing
 
@@ -192,8 +192,9 @@ def describe_missing_qid(owner, qid, X, extra=""):
     else:
         where = f"X has no column {qid}"
     return (f"{owner} needs query ids to rank the rows of X (1-D y with a regressor or ranker is the grouped-rows "
-            "layout). Give them one of two ways: (1) metadata routing: sklearn.set_config("
-            "enable_metadata_routing=True), then pass qid=... to fit, e.g. GridSearchCV(...).fit(X, y, qid=qid) or "
+            "layout). Give them one of two ways: (1) metadata routing: with sklearn.config_context("
+            "enable_metadata_routing=True) (or sklearn.set_config), pass qid=... to fit, e.g. "
+            "GridSearchCV(...).fit(X, y, qid=qid) or "
             "cross_validate(..., params={'qid': qid}), which slices it per fold; or (2) a query-id column in X: "
             "qid='qid' names a DataFrame column, qid=<int> a column index." + extra + f" Got {where} instead.")
 
@@ -206,6 +207,8 @@ def describe_missing_qid(owner, qid, X, extra=""):
 def _target_array(y):
     if y is None:
         raise ValueError("Ranking metrics need the true relevance or class of every row. Got y=None instead.")
+    if sp.issparse(y):
+        raise sparse_input_error(y, "y")
     to_numpy = getattr(y, "to_numpy", None)
     y = np.asarray(to_numpy() if to_numpy is not None else y)
     if y.ndim == 2 and y.shape[1] == 1:
