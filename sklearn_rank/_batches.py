@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from . import _engine
+from . import _columns, _engine
 from ._inputs import ALL_EXCLUDED
 
 __all__ = ["evaluate_batches"]
@@ -124,17 +124,16 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
         if name not in _OPTIONS:
             raise TypeError(f"evaluate_batches takes the options {list(_OPTIONS)}. Got an unexpected keyword "
                             f"argument {name!r} instead.")
-    columns = {"qid": qid, "score": score, "label": label, "sample_weight": sample_weight, "exclude": exclude,
-               "unjudged": unjudged}
-    for parameter, column in columns.items():
-        if column is not None and not isinstance(column, str):
-            raise TypeError(f"`{parameter}` must be a column name (str). Got {type(column).__name__} instead.")
-    columns = {parameter: column for parameter, column in columns.items() if column is not None}
-    if len(set(columns.values())) != len(columns):
-        raise ValueError("`qid`, `score`, `label`, `sample_weight`, `exclude` and `unjudged` must name different "
-                         f"columns. Got {columns} instead.")
+    roles = _columns.resolve({"qid": qid, "score": score, "label": label, "sample_weight": sample_weight,
+                              "exclude": exclude, "unjudged": unjudged})
+    return evaluate_stream(batches, roles, metrics=metrics, **options)
+
+
+def evaluate_stream(batches, roles, *, metrics, **options):
+    """:func:`evaluate_batches` with the columns resolved (``roles``: a ``_columns.Roles``, whose flags
+    name the command line's options when it reads a table with ``--stream``)."""
     evaluation = _engine.plan(metrics=metrics, **options)
-    stream = _Stream(evaluation, columns)
+    stream = _Stream(evaluation, roles)
     for index, batch in enumerate(_batches(batches)):
         stream.add(index, batch)
     return stream.finish()
@@ -181,73 +180,6 @@ def _column_names(batch):
     return list(batch.schema.names) if _is_arrow(batch, "RecordBatch") else [str(name) for name in batch.columns]
 
 
-def _bits(buffer, offset, n):
-    """The ``n`` bits of an Arrow bitmap from ``offset``, least significant first, as booleans."""
-    bits = np.frombuffer(buffer, dtype=np.uint8)
-    return np.unpackbits(bits, count=offset + n, bitorder="little")[offset:].view(bool)
-
-
-def _arrow_values(array, parameter, column, index, nan_policy="raise"):
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(array.type):
-        array = array.dictionary_decode()
-    kind = array.type
-    number = pa.types.is_integer(kind) or pa.types.is_floating(kind)
-    if array.null_count and not (parameter == "score" and nan_policy == "omit" and number):
-        hint = ("; pandas writes NaN as a null, and nan_policy='omit' reads a null score as NaN"
-                if parameter == "score" and number else "")
-        raise ValueError(f"`{parameter}` column {column!r} must not hold nulls (missing values){hint}. Got "
-                         f"{array.null_count} null{'s' if array.null_count > 1 else ''} in batch {index} instead.")
-    if number:
-        # a read-only view of the Arrow buffer (``to_numpy`` would import pandas, tens of MB)
-        code = "f" if pa.types.is_floating(kind) else "i" if pa.types.is_signed_integer(kind) else "u"
-        dtype = np.dtype(f"<{code}{kind.bit_width // 8}")
-        values = np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array),
-                               offset=array.offset * dtype.itemsize)
-        if array.null_count:  # a null score under nan_policy="omit": a NaN score (pandas writes NaN as a null)
-            return _nan_where(values, ~_bits(array.buffers()[0], array.offset, len(array)), column, index)
-        return values
-    if pa.types.is_boolean(kind):
-        return _bits(array.buffers()[1], array.offset, len(array))
-    return array.to_numpy(zero_copy_only=False)
-
-
-def _nan_where(values, missing, column, index):
-    """Float scores with NaN where ``missing``; integer scores only where float64 keeps them exact."""
-    if values.dtype.kind in "iu":
-        present = values[~missing]
-        if present.size and max(abs(int(present.max())), abs(int(present.min()))) > 2 ** 53:
-            raise ValueError(f"`score` column {column!r} holds missing values (read as NaN under nan_policy='omit') "
-                             "and integers that float64 cannot hold exactly (above 2**53), so the scores cannot "
-                             "become floats without false ties. Got integer scores up to "
-                             f"{max(abs(int(present.max())), abs(int(present.min())))} in batch {index} instead.")
-    out = values.astype(np.float64 if values.dtype.kind in "iu" or values.dtype.itemsize < 8 else values.dtype)
-    out[missing] = np.nan
-    return out
-
-
-def _pandas_values(series, parameter, column, index, nan_policy="raise"):
-    numeric_extension = not isinstance(series.dtype, np.dtype) and getattr(series.dtype, "kind", "O") in "iuf"
-    if parameter == "score" and nan_policy == "omit" and numeric_extension:
-        # nullable numbers: a missing score is a NaN score under nan_policy="omit"
-        missing = series.isna().to_numpy()
-        values = series.to_numpy(dtype=series.dtype.numpy_dtype, na_value=0)
-        return _nan_where(values, missing, column, index) if missing.any() else values
-    if not isinstance(series.dtype, np.dtype) or series.dtype == object or parameter != "score":
-        # a pandas NaN score is a NaN (nan_policy decides); any other missing value is refused
-        n_missing = int(series.isna().sum())
-        if n_missing:
-            raise ValueError(f"`{parameter}` column {column!r} must not hold missing values (NaN, None, NA). Got "
-                             f"{n_missing} in batch {index} instead.")
-    if not isinstance(series.dtype, np.dtype):  # extension dtypes (nullable integers, strings, categories)
-        kind = getattr(series.dtype, "kind", "O")
-        if kind in "iufb":
-            return series.to_numpy(dtype=series.dtype.numpy_dtype)
-        return np.asarray(series.to_numpy(), dtype=object)
-    return series.to_numpy()
-
-
 def _is_text(values):
     return values.dtype.kind in "OUS"
 
@@ -255,9 +187,9 @@ def _is_text(values):
 class _Stream:
     """The state of one pass over the stream: the query carried over and the complete rows gathered."""
 
-    def __init__(self, evaluation, columns):
+    def __init__(self, evaluation, roles):
         self.evaluation = evaluation
-        self.columns = columns  # parameter -> column name
+        self.roles = roles  # a _columns.Roles: parameter -> column name
         self.results = _engine.PartStore()  # the per-query values of the parts evaluated so far
         self.pending = []  # column dicts of complete queries, not yet evaluated
         self.pending_rows = 0
@@ -273,22 +205,25 @@ class _Stream:
 
     def _read(self, index, batch):
         names = _column_names(batch)
+        _columns.require_present(self.roles, names, where=f"batch {index}", source="the batches")
         arrow = _is_arrow(batch, "RecordBatch")
+
+        def where(row):
+            return f"batch {index}, row {row}" if row is not None else f"batch {index}"
+
         data = {}
-        for parameter, column in self.columns.items():
-            if column not in names:
-                raise ValueError(f"`{parameter}={column!r}` must name a column of the batches; batch {index} has "
-                                 f"the columns {names}. Got {column!r} instead.")
+        for parameter, column in self.roles.items():
             if arrow:
-                data[parameter] = _arrow_values(batch.column(names.index(column)), parameter, column, index,
-                                                self.evaluation.nan_policy)
+                data[parameter] = _columns.arrow_column(self.roles, parameter, batch.column(names.index(column)),
+                                                        nan_policy=self.evaluation.nan_policy, where=where)
             else:
-                data[parameter] = _pandas_values(batch[column], parameter, column, index, self.evaluation.nan_policy)
+                data[parameter] = _columns.pandas_column(self.roles, parameter, batch[column],
+                                                         nan_policy=self.evaluation.nan_policy, where=where)
         return data
 
     def _check_qid_type(self, values, index):
         if values.dtype.kind not in "iufOUS":
-            raise TypeError(f"`qid` column {self.columns['qid']!r} must hold integers or strings. Got "
+            raise TypeError(f"{self.roles.subject('qid')} must hold integers or strings. Got "
                             f"{values.dtype} in batch {index} instead.")
         if self.qid_dtype is None:
             self.qid_dtype = values.dtype
@@ -297,7 +232,7 @@ class _Stream:
         if _is_text(values) != _is_text(np.empty(0, self.qid_dtype)) or (
                 not _is_text(values) and values.dtype.kind in "iu" and self.qid_dtype.kind in "iu"
                 and np.result_type(values.dtype, self.qid_dtype).kind == "f"):
-            raise TypeError(f"`qid` column {self.columns['qid']!r} must keep one type across the stream (a query's "
+            raise TypeError(f"{self.roles.subject('qid')} must keep one type across the stream (a query's "
                             f"id is compared exactly from batch to batch). Got {self.qid_dtype} before batch {index} "
                             f"and {values.dtype} in batch {index} instead.")
         return values
@@ -347,7 +282,7 @@ class _Stream:
             seen = self.finished.contains(segment_qid)
             order = np.argsort(segment_qid, kind="stable")
         except TypeError:
-            raise TypeError(f"`qid` column {self.columns['qid']!r} must hold mutually comparable values (all numbers "
+            raise TypeError(f"{self.roles.subject('qid')} must hold mutually comparable values (all numbers "
                             f"or all strings). Got mixed types in batch {index} instead.") from None
         if segment_qid.size > 1:
             ordered = segment_qid[order]

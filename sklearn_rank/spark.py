@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from . import _engine
+from . import _columns, _engine
 from ._inputs import ALL_EXCLUDED
 
 __all__ = ["evaluate"]
@@ -131,30 +131,15 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     evaluation = _engine.plan(metrics=metrics, **options)  # options checked before any Spark job
 
     schema = {field.name: field.dataType for field in sdf.schema.fields}
-    roles = {"qid": qid, "score": score, "label": label, "sample_weight": sample_weight, "exclude": exclude,
-             "unjudged": unjudged}
-    kinds = {"qid": ((T.IntegralType, T.StringType), "an integer or string"),
-             "score": ((T.NumericType,), "a numeric"),
-             "label": ((T.NumericType, T.BooleanType), "a numeric or boolean"),
-             "sample_weight": ((T.NumericType,), "a numeric"),
-             "exclude": ((T.BooleanType,), "a boolean"),
-             "unjudged": ((T.BooleanType,), "a boolean")}
-    columns = {}
-    for role, name in roles.items():
-        if name is None:
-            continue
-        if not isinstance(name, str) or name not in schema:
-            raise ValueError(f"`{role}` must name a column of `sdf` ({', '.join(map(repr, schema))}). Got "
-                             f"{name!r} instead.")
-        allowed, kind = kinds[role]
-        if not isinstance(schema[name], allowed):
-            raise TypeError(f"`{role}` must name {kind} column. Got column {name!r} of type "
-                            f"{schema[name].simpleString()} instead.")
-        columns[role] = name
-    if len(set(columns.values())) != len(columns):
-        raise ValueError("`qid`, `score`, `label`, `sample_weight`, `exclude` and `unjudged` must name different "
-                         f"columns. Got {columns} instead.")
-
+    roles = _columns.resolve({"qid": qid, "score": score, "label": label, "sample_weight": sample_weight,
+                              "exclude": exclude, "unjudged": unjudged})
+    _columns.require_present(roles, list(schema), where=None, source="`sdf`")
+    for role, name in roles.items():  # the types, from the schema, before any Spark job
+        kind = next((kind for types, kind in ((T.BooleanType, "b"), (T.IntegralType, "i"),
+                                              ((T.FloatType, T.DoubleType, T.DecimalType), "f"),
+                                              (T.StringType, "U")) if isinstance(schema[name], types)), "V")
+        _columns.require_kind(roles, role, kind, f"the Spark type {schema[name].simpleString()}")
+    columns = dict(roles.items())
     order = [columns["qid"]]
     selected = list(dict.fromkeys(columns.values()))
     frame = sdf
@@ -166,7 +151,7 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         selected.append(_ROW_COLUMN)
     frame = frame.select(*[F.col(name) for name in selected])
     frame = frame.repartition(columns["qid"]).sortWithinPartitions(*order)
-    worker = functools.partial(_evaluate_partition, evaluation=evaluation, columns=columns,
+    worker = functools.partial(_evaluate_partition, evaluation=evaluation, columns=roles,
                                chunk_rows=_CHUNK_ROWS)
     rows = frame.mapInArrow(worker, "part binary").collect()
 
@@ -213,8 +198,7 @@ def _evaluate_partition(batches, *, evaluation, columns, chunk_rows):
             table = pa.Table.from_batches(pending).combine_chunks()
             qid = table.column(columns["qid"])
             if qid.null_count:  # nulls sort first: a chunk may hold nothing else
-                raise ValueError(f"`qid` column {columns['qid']!r} must not hold nulls. Got {qid.null_count} nulls "
-                                 "instead.")
+                raise _columns.missing_error(columns, "qid", None)
             last = qid[len(qid) - 1]
             # rows are sorted by qid, so the last query's rows end the chunk
             first_of_last = len(qid) - int(pc.sum(pc.equal(qid, last)).as_py())
@@ -230,26 +214,17 @@ def _evaluate_partition(batches, *, evaluation, columns, chunk_rows):
 
 
 def _part_batch(evaluation, table, columns):
+    """The part of a chunk of whole queries; ``columns``: the resolved roles (``_columns.Roles``)."""
     import pyarrow as pa
 
-    arrays = {}
-    for role, name in columns.items():
-        column = table.column(name)
-        if column.null_count and role != "score":
-            raise ValueError(f"`{role}` column {name!r} must not hold nulls. Got {column.null_count} nulls "
-                             "instead.")
-        if role == "score":
-            column = _exact_score(pa, column)
-        arrays[role] = column.to_numpy()  # a null score reads as NaN
-    score = arrays["score"]
-    if score.dtype.kind not in "iuf":  # booleans (and what else Arrow hands over) as numbers
-        score = score.astype(np.float64)
+    # checked by the column resolver, as every tabular source is
+    arrays = {role: _columns.arrow_column(columns, role, _exact_score(pa, table.column(name)) if role == "score"
+                                          else table.column(name), nan_policy=evaluation.nan_policy)
+              for role, name in columns.items()}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            part = evaluation.part(arrays["label"], score, qid=arrays["qid"],
-                                   sample_weight=arrays.get("sample_weight"), exclude=arrays.get("exclude"),
-                                   unjudged=arrays.get("unjudged"))
+            part = evaluation.part(arrays.pop("label"), arrays.pop("score"), **arrays)
         except ValueError as exc:
             if str(exc) != ALL_EXCLUDED:
                 raise

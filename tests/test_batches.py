@@ -258,15 +258,15 @@ def test_bad_input():
         skr.evaluate_batches([])
     with pytest.raises(ValueError, match="at least one row"):
         skr.evaluate_batches([batch([])])
-    with pytest.raises(ValueError, match=r"`score='s'` must name a column .*\['qid', 'score', 'label'\]. Got 's'"):
+    with pytest.raises(ValueError, match=r"batch 0: `score` must name a column .*\['qid', 'score', 'label'\]\). Got 's'"):
         skr.evaluate_batches([batch([1])], score="s")
-    with pytest.raises(ValueError, match=r"`sample_weight='w'` must name a column .* Got 'w' instead"):
+    with pytest.raises(ValueError, match=r"`sample_weight` must name a column .* Got 'w' instead"):
         skr.evaluate_batches([pd.DataFrame({"qid": [1], "score": [1.0], "label": [1]})], sample_weight="w")
     for column in ("qid", "score", "label"):
         rows = {"qid": [1, 1], "score": [0.1, 0.2], "label": [1, 0]}
         rows[column] = [rows[column][0], None]
-        with pytest.raises(ValueError, match=f"`{column}` column '{column}' must not hold nulls.* Got 1 null in "
-                                             "batch 0 instead"):
+        with pytest.raises(ValueError, match=f"batch 0, row 1: `{column}` column '{column}' must not hold missing "
+                                             "values.* Got a missing value instead"):
             skr.evaluate_batches([pa.RecordBatch.from_pydict(rows)])
         with pytest.raises(ValueError, match=f"`{column}` column '{column}' must not hold missing values" if
                            column != "score" else "NaN"):
@@ -480,7 +480,7 @@ def test_null_integer_scores_beyond_float64_are_refused_under_omit():
 
 def test_one_column_in_two_roles_is_refused():
     batch = pa.RecordBatch.from_pydict({"qid": [1, 1], "score": [0.5, 0.2], "label": [1, 0]})
-    with pytest.raises(ValueError, match="must name different columns. Got .*'label': 'score'"):
+    with pytest.raises(ValueError, match="`score` and `label` must name different columns: a column cannot play two roles. Got 'score' for both"):
         skr.evaluate_batches([batch], label="score")
 
 

@@ -846,5 +846,5 @@ def test_evaluate_stream_refuses_rows_not_grouped_by_query_and_other_inputs(tmp_
     _expect_main_error(run_main(capsys, "evaluate", tmp_path / "t.csv", *TABLE_ARGS, "--stream"),
                        "--stream reads Parquet tables", "t.csv")
     _expect_main_error(run_main(capsys, "evaluate", table, "--qid", "q", "--score", "nope", "--label", "y",
-                                "--stream"), "t.parquet", "'nope' (--score)")
+                                "--stream"), "t.parquet", "--score must name a column", "'nope'")
     _expect_main_error(run_main(capsys, "evaluate", table, *TABLE_ARGS, "--stream"), "t.parquet", "null")

@@ -13,13 +13,14 @@ import stat
 
 import numpy as np
 
+from .. import _columns
 from ..exceptions import TableFormatError
 
 
 _CHUNK_ROWS = 16384
 _STREAM_LINE_LIMIT = 1 << 26  # characters per line of a pipe or device, whose size is unknown
-_FLAG_VALUES = {"1": True, "true": True, "yes": True, "1.0": True,
-                "0": False, "false": False, "no": False, "0.0": False, "": False}
+# The command line's flags name the roles in messages; every check is the column resolver's (_columns).
+FLAGS = {"qid": "--qid", "score": "--score", "label": "--label", "exclude": "--exclude-col", "group": "--group"}
 
 
 class Table:
@@ -102,34 +103,27 @@ def read_table(path, *, qid, score, label, exclude=None, group=None, progress=No
         a bad value, a missing or repeated column, or an unreadable file.
     """
     path = os.fspath(path)
-    names = {"--qid": qid, "--score": score, "--label": label, "--exclude-col": exclude, "--group": group}
+    roles = table_roles(qid=qid, score=score, label=label, exclude=exclude, group=group)
+    if path.endswith(_JSON_SUFFIXES):
+        return _read_arrow(path, roles, nan_policy, _json_table)
     if path.endswith((".parquet", ".pq")):
-        return _read_parquet(path, names, nan_policy)
-    return _read_csv(path, names, progress, nan_policy)
+        return _read_arrow(path, roles, nan_policy, _parquet_table)
+    return _read_csv(path, roles, progress, nan_policy)
 
 
-def _column_index(location, header, names, what="header"):
-    """Position of each named column in ``header``; ``location`` (file and line) and ``what`` for errors."""
-    index = {}
-    for flag, column in names.items():
-        if column is None:
-            continue
-        count = header.count(column)
-        if count == 0:
-            raise TableFormatError(f"{location}: no column {column!r} ({flag}) in the {what}. "
-                                   f"Got columns {_preview(header)} instead.")
-        if count > 1:
-            raise TableFormatError(f"{location}: column {column!r} ({flag}) appears {count} times in the {what}, so "
-                                   "it is ambiguous. Got a repeated column name instead.")
-        index[flag] = header.index(column)
-    return index
+_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
 
 
-def _preview(items, limit=20):
-    items = list(items)
-    shown = ", ".join(repr(item[:40] + "..." if isinstance(item, str) and len(item) > 43 else item)
-                      for item in items[:limit])
-    return f"[{shown}{', ...' if len(items) > limit else ''}]"
+def table_roles(*, qid, score, label, exclude=None, group=None):
+    """The resolved columns of a table read by the command line (its messages name the flags)."""
+    return _columns.resolve({"qid": qid, "score": score, "label": label, "exclude": exclude, "group": group},
+                            flags=FLAGS, error=TableFormatError)
+
+
+def _column_index(location, header, roles, what="header"):
+    """Position of each role's column in ``header``; ``location`` (file and line) and ``what`` for errors."""
+    _columns.require_present(roles, header, where=location, source=f"the {what}")
+    return {role: header.index(column) for role, column in roles.items()}
 
 
 def _short(value, limit=40):
@@ -165,7 +159,7 @@ def _decode_error_line(path):
     return None
 
 
-def _read_csv(path, names, progress, nan_policy):
+def _read_csv(path, roles, progress, nan_policy):
     delimiter = "\t" if path.endswith((".tsv", ".tab")) else ","
     try:
         handle = open(path, newline="", encoding="utf-8-sig")  # -sig: a byte-order mark is not a character
@@ -180,7 +174,7 @@ def _read_csv(path, names, progress, nan_policy):
     try:
         with handle:
             reader = csv.reader(handle if regular else _csv_lines(handle, path, limit), delimiter=delimiter)
-            return _read_csv_rows(reader, path, names, handle, size, progress, nan_policy)
+            return _read_csv_rows(reader, path, roles, handle, size, progress, nan_policy)
     except UnicodeDecodeError:
         found = _decode_error_line(path) if regular else None
         if found is None:
@@ -196,16 +190,16 @@ def _read_csv(path, names, progress, nan_policy):
         csv.field_size_limit(previous_limit)
 
 
-def _read_csv_rows(reader, path, names, handle, size, progress, nan_policy):
+def _read_csv_rows(reader, path, roles, handle, size, progress, nan_policy):
     header = next(reader, None)
     if header is None:
         raise TableFormatError(f"{path}:1: the table is empty. Got no header line instead.")
-    index = _column_index(f"{path}:1", header, names)
+    index = _column_index(f"{path}:1", header, roles)
     width = len(header)
-    qid_at, score_at, label_at = index["--qid"], index["--score"], index["--label"]
-    exclude_at, group_at = index.get("--exclude-col"), index.get("--group")
+    qid_at, score_at, label_at = index["qid"], index["score"], index["label"]
+    exclude_at, group_at = index.get("exclude"), index.get("group")
     qid, group = _Codes(), _Codes() if group_at is not None else None
-    columns = _NumberColumns(path, names, nan_policy)
+    columns = _NumberColumns(path, roles, nan_policy)
     scores, labels, flags, lines = [], [], [], []
     qid_index, qid_codes = qid.index, qid.codes
     last_line = reader.line_num
@@ -219,10 +213,14 @@ def _read_csv_rows(reader, path, names, handle, size, progress, nan_policy):
         value = row[qid_at]
         code = qid_index.get(value)
         if code is None:
+            if not value:  # an empty cell is a missing id (pandas writes a missing value so), never a query
+                raise _columns.missing_error(roles, "qid", f"{path}:{line}", "an empty cell")
             code = qid_index[value] = len(qid_index)
         qid_codes.append(code)
         if group is not None:
             value = row[group_at]
+            if not value:
+                raise _columns.missing_error(roles, "group", f"{path}:{line}", "an empty cell")
             code = group.index.get(value)
             if code is None:
                 code = group.index[value] = len(group.index)
@@ -252,18 +250,18 @@ def _read_csv_rows(reader, path, names, handle, size, progress, nan_policy):
     return Table(qid_codes, qid_values, score, label, exclude, group_codes, group_values)
 
 
-def _parse_numbers(cells, where, name, *, integers=False, empty_is_nan=False):
+def _parse_numbers(cells, where, roles, role, *, integers=False, empty_is_nan=False, nan_policy="raise"):
     """Cells of one column (strings) as numbers; ``where(i)`` locates cell ``i`` for an error.
 
     ``empty_is_nan``: an empty cell is NaN (scores under ``nan_policy="omit"``: pandas writes NaN as an
-    empty cell); otherwise it is refused, with a word on ``--nan-policy`` for the score column.
+    empty cell); otherwise it is a missing value, refused as the column resolver refuses it.
     """
     text = "".join(cells)
     # float() also reads '1_0' and non-ASCII digits; a table's numbers are plain ASCII.
     if "_" in text or not text.isascii():
         for i, cell in enumerate(cells):
             if "_" in cell or not cell.isascii():
-                raise TableFormatError(f"{where(i)}: column {name} must hold numbers. Got {_short(cell)} instead.")
+                raise _columns.type_error(roles, role, where(i), _short(cell))
     if integers:
         try:  # integer scores keep every digit: float64 would tie 2**60 and 2**60 + 1
             return np.fromiter(map(int, cells), dtype=np.int64, count=len(cells))
@@ -279,41 +277,25 @@ def _parse_numbers(cells, where, name, *, integers=False, empty_is_nan=False):
                 float(cell)
             except ValueError:
                 if not cell.strip():
-                    hint = (" (pandas writes NaN as an empty cell; --nan-policy omit removes NaN-scored rows)"
-                            if "--score" in name else "")
-                    raise TableFormatError(f"{where(i)}: column {name} must hold numbers{hint}. Got an empty "
-                                           "cell instead.") from None
-                raise TableFormatError(f"{where(i)}: column {name} must hold numbers. Got {_short(cell)} instead.") \
-                    from None
+                    raise _columns.missing_error(roles, role, where(i), "an empty cell", nan_policy) from None
+                raise _columns.type_error(roles, role, where(i), _short(cell)) from None
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))  # empty cells read as NaN
     infinite = np.isinf(values)
     if infinite.any():
         # "inf", "-Infinity", ... are infinite scores; "1e999" is a number float64 cannot hold.
         for i in np.flatnonzero(infinite):
             if cells[i].strip().lstrip("+-").lower() not in ("inf", "infinity"):
-                raise TableFormatError(f"{where(i)}: column {name} must hold numbers within the float64 range "
-                                       f"(write inf or -inf for an infinite value). Got {_short(cells[i])} instead.")
+                raise TableFormatError(f"{where(i)}: {roles.subject(role)} must hold numbers within the float64 "
+                                       f"range (write inf or -inf for an infinite value). Got {_short(cells[i])} "
+                                       "instead.")
     return values
-
-
-def _parse_flags(cells, where, name):
-    values = [_FLAG_VALUES.get(cell.strip().lower()) for cell in cells]
-    if None in values:
-        i = values.index(None)
-        raise TableFormatError(f"{where(i)}: column {name} must hold true/false flags (1/0, true/false, yes/no). "
-                               f"Got {_short(cells[i])} instead.")
-    return np.array(values, dtype=bool)
-
-
-def _described(names, flag):
-    return f"{names[flag]!r} ({flag})"
 
 
 class _NumberColumns:
     """Scores, labels and exclude flags of a CSV, converted and checked a chunk of rows at a time."""
 
-    def __init__(self, path, names, nan_policy="raise"):
-        self.path, self.names, self.nan_policy = path, names, nan_policy
+    def __init__(self, path, roles, nan_policy="raise"):
+        self.path, self.roles, self.nan_policy = path, roles, nan_policy
         self.scores, self.labels, self.flags = [], [], []
         self.integer_scores = True
 
@@ -321,14 +303,14 @@ class _NumberColumns:
         def where(i):
             return f"{self.path}:{lines[i]}"
 
-        names = self.names
-        score = _parse_numbers(scores, where, _described(names, "--score"), integers=self.integer_scores,
-                               empty_is_nan=self.nan_policy == "omit")
+        roles, nan_policy = self.roles, self.nan_policy
+        score = _parse_numbers(scores, where, roles, "score", integers=self.integer_scores,
+                               empty_is_nan=nan_policy == "omit", nan_policy=nan_policy)
         if score.dtype.kind == "f":
             self.integer_scores = False
-        label = _parse_numbers(labels, where, _described(names, "--label"))
-        exclude = _parse_flags(flags, where, _described(names, "--exclude-col")) if flags is not None else None
-        check_values(score, label, exclude, names, where, self.nan_policy)
+        label = _parse_numbers(labels, where, roles, "label")
+        exclude = _columns.flags(roles, "exclude", flags, where) if flags is not None else None
+        check_values(score, label, exclude, roles, where, nan_policy)
         self.scores.append(score)
         self.labels.append(label)
         if exclude is not None:
@@ -344,7 +326,7 @@ class _NumberColumns:
         return score, label, exclude
 
 
-def check_values(score, label, exclude, names, where, nan_policy="raise"):
+def check_values(score, label, exclude, roles, where, nan_policy="raise"):
     """Refuse, with ``where(row)`` (file and line or row), what the engine would refuse without a location."""
     problems = []
     keep = None if exclude is None else ~exclude
@@ -354,29 +336,29 @@ def check_values(score, label, exclude, names, where, nan_policy="raise"):
             bad &= label > 0
             if bad.any():
                 i = int(np.argmax(bad))
-                problems.append((i, f"column {_described(names, '--score')} must not be NaN on a relevant row "
+                problems.append((i, f"{roles.subject('score')} must not be NaN on a relevant row "
                                     "(--nan-policy omit removes NaN-scored rows, and the filtered protocol removes "
                                     f"other known answers only). Got nan with relevance {label[i].item()!r} "
                                     "instead."))
         elif bad.any():
             i = int(np.argmax(bad))
-            problems.append((i, f"column {_described(names, '--score')} must hold numbers, not NaN (NaN does not "
+            problems.append((i, f"{roles.subject('score')} must hold numbers, not NaN (NaN does not "
                                 "rank; --nan-policy omit removes NaN-scored rows). Got nan instead."))
     bad = ~np.isfinite(label)
     if bad.any():
         i = int(np.argmax(bad))
-        problems.append((i, f"column {_described(names, '--label')} must hold finite relevance values. "
+        problems.append((i, f"{roles.subject('label')} must hold finite relevance values. "
                             f"Got {label[i].item()!r} instead."))
     bad = label < 0
     if bad.any():
         i = int(np.argmax(bad))
-        problems.append((i, f"column {_described(names, '--label')} must hold non-negative relevance values. "
+        problems.append((i, f"{roles.subject('label')} must hold non-negative relevance values. "
                             f"Got {label[i].item()!r} instead."))
     if exclude is not None:
         bad = exclude & (label > 0)
         if bad.any():
             i = int(np.argmax(bad))
-            problems.append((i, f"column {_described(names, '--exclude-col')} must not exclude a relevant "
+            problems.append((i, f"{roles.subject('exclude')} must not exclude a relevant "
                                 f"row (the filtered protocol removes other known answers only). Got an excluded row "
                                 f"with relevance {label[i].item()!r} instead."))
     if problems:
@@ -384,145 +366,103 @@ def check_values(score, label, exclude, names, where, nan_policy="raise"):
         raise TableFormatError(f"{where(i)}: {message}")
 
 
-def parquet_batches(path, names, *, batch_rows, nan_policy="raise"):
-    """The record batches of a Parquet table's named columns, read ``batch_rows`` rows at a time.
-
-    ``names`` maps the command line's flags (``"--qid"``, ``"--score"``, ...) to column names (None: not
-    used); missing columns raise as for :func:`read_table`. Under ``nan_policy="omit"`` a null score is a
-    NaN score (pandas writes NaN as a null), as :func:`read_table` reads it.
-    """
+def _pyarrow(path, what):
     try:
-        import pyarrow.parquet as pq
+        import pyarrow  # noqa: F401
     except ImportError:
-        raise TableFormatError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") from None
+        raise TableFormatError(f"{path}: reading {what} needs pyarrow (pip install pyarrow).") from None
+
+
+def parquet_batches(path, roles, *, batch_rows):
+    """The record batches of a Parquet table's columns (``roles``), read ``batch_rows`` rows at a time.
+
+    Missing columns raise as for :func:`read_table`; a damaged page raises a ``TableFormatError``
+    naming the file and pyarrow's reason, when the stream reaches it.
+    """
+    _pyarrow(path, "Parquet")
+    import pyarrow.parquet as pq
+
     os.stat(path)  # a missing file: the OSError names it
     try:
         table = pq.ParquetFile(path)
     except Exception as exc:  # pyarrow raises many types for a file that is not Parquet
         raise TableFormatError(f"{path}: cannot read the Parquet table: {exc}") from None
-    _column_index(path, list(table.schema_arrow.names), names, "schema")
-    batches = table.iter_batches(batch_size=batch_rows,
-                                 columns=list(dict.fromkeys(c for c in names.values() if c is not None)))
-    return _nulls_as_nan(batches, names["--score"]) if nan_policy == "omit" else batches
+    _column_index(path, list(table.schema_arrow.names), roles, "schema")
+    return _named_errors(path, table.iter_batches(batch_size=batch_rows,
+                                                  columns=list(dict.fromkeys(column for _, column in roles.items()))))
 
 
-def _nulls_as_nan(batches, column):
+def _named_errors(path, batches):
+    """The batches; an error of pyarrow while reading them names the file (a damaged page is found late)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    for batch in batches:
-        at = batch.schema.get_field_index(column)
-        if batch.column(at).null_count:
-            arrays = list(batch.columns)
-            arrays[at] = pc.fill_null(arrays[at].cast(pa.float64()), float("nan"))
-            batch = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+    iterator = iter(batches)
+    while True:
+        try:
+            batch = next(iterator)
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowException) as exc:
+            raise TableFormatError(f"{path}: cannot read the Parquet table: {exc or type(exc).__name__}") from None
         yield batch
 
 
-def _read_parquet(path, names, nan_policy):
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise TableFormatError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow).") from None
-    wanted = {flag: column for flag, column in names.items() if column is not None}
-    try:
-        os.stat(path)
-    except OSError as exc:
-        raise TableFormatError(f"{path}: {exc.strerror}.") from None
+def _parquet_table(path, roles):
+    _pyarrow(path, "Parquet")
+    import pyarrow.parquet as pq
+
     try:
         schema = pq.read_schema(path)
     except Exception as exc:  # pyarrow raises many types for a file that is not Parquet
         raise TableFormatError(f"{path}: cannot read the Parquet table: {exc}") from None
-    _column_index(path, list(schema.names), wanted, "schema")
+    _column_index(path, list(schema.names), roles, "schema")
     try:
-        table = pq.read_table(path, columns=list(dict.fromkeys(wanted.values())))
+        return pq.read_table(path, columns=list(dict.fromkeys(column for _, column in roles.items())))
     except Exception as exc:  # a damaged file: pyarrow's message says what
         raise TableFormatError(f"{path}: cannot read the Parquet table: {exc}") from None
+
+
+def _json_table(path, roles):
+    """A JSON Lines table (one object per line, as ``DataFrame.to_json(orient="records", lines=True)``)."""
+    _pyarrow(path, "JSON Lines")
+    import pyarrow.json as pj
+
+    with open(path, "rb") as handle:
+        start = handle.read(64).lstrip()
+    if start.startswith(b"["):
+        raise TableFormatError(f"{path}: a JSON table must be JSON Lines, one object per line (pandas: "
+                               "DataFrame.to_json(path, orient='records', lines=True)). Got a JSON array instead.")
+    try:
+        table = pj.read_json(path)
+    except Exception as exc:  # pyarrow raises several types for text that is not JSON Lines
+        raise TableFormatError(f"{path}: cannot read the JSON Lines table: {exc}") from None
+    _column_index(path, list(table.schema.names), roles, "table")
+    return table
+
+
+def _read_arrow(path, roles, nan_policy, load):
+    """A Parquet or JSON Lines table, read whole with pyarrow; every column checked by the resolver."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        raise TableFormatError(f"{path}: {exc.strerror}.") from None
+    table = load(path, roles)
     if table.num_rows == 0:
         raise TableFormatError(f"{path}: the table has no rows.")
 
     def where(i):
-        return f"{path}: row {i + 1}"
+        return f"{path}: row {i + 1}" if i is not None else path
 
-    def column(flag):
-        data = table.column(names[flag]).combine_chunks()
-        if isinstance(data.type, pa.DictionaryType):
-            data = data.dictionary_decode() if hasattr(data, "dictionary_decode") else data.cast(data.type.value_type)
-        if data.null_count:
-            if flag == "--score" and nan_policy == "omit" and (pa.types.is_floating(data.type)
-                                                               or pa.types.is_integer(data.type)):
-                # a missing score is a NaN score (pandas writes NaN as a null): a row to remove
-                data = pc.fill_null(data.cast(pa.float64()), float("nan"))
-            else:
-                i = int(np.argmax(pc.is_null(data).to_numpy(zero_copy_only=False)))
-                hint = (" (pandas writes NaN as a null; --nan-policy omit removes NaN-scored rows)"
-                        if flag == "--score" else "")
-                raise TableFormatError(f"{where(i)}: column {_described(names, flag)} must not hold nulls (missing "
-                                       f"values){hint}. Got a null instead.")
-        kind = data.type
-        if pa.types.is_nested(kind) or pa.types.is_map(kind):
-            raise TableFormatError(f"{path}: column {_described(names, flag)} must hold one plain value per row. "
-                                   f"Got the Parquet type {kind} instead.")
-        return data, kind
+    def column(role):
+        return table.column(roles[role])
 
-    def identifiers(flag):
-        """Integer codes of the values of a column, and the sorted distinct values."""
-        data, kind = column(flag)
-        if pa.types.is_integer(kind) or pa.types.is_floating(kind):
-            values = data.to_numpy()
-            if values.dtype.kind == "f" and np.isnan(values).any():
-                i = int(np.argmax(np.isnan(values)))
-                raise TableFormatError(f"{where(i)}: column {_described(names, flag)} must not hold NaN. Got nan "
-                                       "instead.")
-            uniques, codes = np.unique(values, return_inverse=True)
-            return codes.reshape(-1).astype(np.int64), uniques
-        encoded = data.dictionary_encode()  # strings: each distinct value once, whatever the number of rows
-        values = encoded.dictionary.to_numpy(zero_copy_only=False)
-        values = np.asarray(values, dtype=object)
-        order = np.argsort(values, kind="stable")
-        rank = np.empty(order.size, dtype=np.int64)
-        rank[order] = np.arange(order.size)
-        return rank[encoded.indices.to_numpy(zero_copy_only=False)], values[order]
-
-    def numbers(flag, keep_integers):
-        data, kind = column(flag)
-        if pa.types.is_boolean(kind):
-            return data.to_numpy(zero_copy_only=False).astype(np.float64)
-        if pa.types.is_temporal(kind) and keep_integers:  # times rank as their integer ticks
-            try:
-                return data.cast(pa.int64()).to_numpy()
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                pass
-        if pa.types.is_decimal(kind):
-            return data.cast(pa.float64()).to_numpy()
-        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
-            raise TableFormatError(f"{path}: column {_described(names, flag)} must hold numbers. Got the Parquet type "
-                                   f"{kind} instead.")
-        values = data.to_numpy()
-        if not keep_integers or values.dtype.kind == "f":
-            values = values.astype(np.float64)
-        return values
-
-    qid, qid_values = identifiers("--qid")
-    score = numbers("--score", keep_integers=True)
-    label = numbers("--label", keep_integers=False)
-    exclude = None
-    if names["--exclude-col"] is not None:
-        data, kind = column("--exclude-col")
-        if pa.types.is_boolean(kind):
-            exclude = data.to_numpy(zero_copy_only=False).astype(bool)
-        elif pa.types.is_integer(kind) or pa.types.is_floating(kind):
-            values = data.to_numpy()
-            bad = (values != 0) & (values != 1)
-            if bad.any():
-                i = int(np.argmax(bad))
-                raise TableFormatError(f"{where(i)}: column {_described(names, '--exclude-col')} must hold true/false "
-                                       f"flags. Got {values[i].item()!r} instead.")
-            exclude = values == 1
-        else:
-            exclude = _parse_flags(data.cast(pa.string()).to_pylist(), where, _described(names, "--exclude-col"))
-    group, group_values = identifiers("--group") if names["--group"] is not None else (None, None)
-    check_values(score, label, exclude, names, where, nan_policy)
+    qid, qid_values = _columns.arrow_ids(roles, "qid", column("qid"), where=where)
+    score = _columns.arrow_column(roles, "score", column("score"), nan_policy=nan_policy, where=where)
+    if score.dtype.kind == "f" and score.dtype.itemsize < 8:
+        score = score.astype(np.float64)
+    label = _columns.arrow_column(roles, "label", column("label"), where=where).astype(np.float64)
+    exclude = _columns.arrow_column(roles, "exclude", column("exclude"), where=where) if "exclude" in roles else None
+    group, group_values = (_columns.arrow_ids(roles, "group", column("group"), where=where) if "group" in roles
+                           else (None, None))
+    check_values(score, label, exclude, roles, where, nan_policy)
     return Table(qid, qid_values, score, label, exclude, group, group_values)
