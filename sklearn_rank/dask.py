@@ -232,6 +232,27 @@ def _evaluate_partition(evaluation, frame, names, on_index):
     try:
         return evaluation.part(_values(frame[names["label"]]), _values(frame[names["score"]]), qid=qid, **rows)
     except ValueError as exc:
+        if str(exc).startswith(_NAN_SCORE):
+            raise _nan_score_error(frame, qid, _values(frame[names["score"]]), rows.get("exclude")) from None
         if str(exc) != ALL_EXCLUDED:
             raise
         return _EXCLUDED  # every candidate of these queries was excluded: they drop out, as in `evaluate`
+
+
+def _nan_score_error(frame, qid, score, exclude):
+    """The engine's NaN-score error, located by query id: a row number within a shuffled partition means
+    nothing to the user (it changed from run to run); the frame's own row where it is carried (ordinal)."""
+    from ._inputs import nan_message
+
+    nan = np.isnan(np.asarray(score, dtype=np.float64))
+    if exclude is not None:  # excluded candidates may hold any score
+        nan &= ~np.asarray(exclude, dtype=bool)
+    first = int(np.argmax(nan))
+    query_id = qid[first]
+    where = f"qid {query_id.item() if isinstance(query_id, np.generic) else query_id!r}"
+    if _ROW in frame.columns:  # 1 for the frame's first row
+        where += f", at row {int(frame[_ROW].iloc[first]) - 1} of `ddf`"
+    return ValueError(nan_message(f"a NaN score in {where}"))
+
+
+_NAN_SCORE = "`y_score` must not hold NaN"
