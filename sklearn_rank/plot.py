@@ -17,7 +17,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _engine
-from ._conventions import default_options
+from ._conventions import default_options, resolve as _resolve_convention
+from ._registry import base_spec, get_metric, with_k
 
 __all__ = ["HitsAtKCurveDisplay", "QueryComparisonDisplay", "RankDistributionDisplay"]
 
@@ -48,9 +49,21 @@ def _pyplot(caller):
     return plt
 
 
+def _check_ax(ax, caller):
+    """``ax`` itself, checked before any work: a matplotlib Axes or None."""
+    if ax is None:
+        return None
+    _pyplot(caller)
+    from matplotlib.axes import Axes
+
+    if not isinstance(ax, Axes):
+        raise TypeError(f"`ax` must be a matplotlib Axes or None. Got {type(ax).__name__} instead.")
+    return ax
+
+
 def _axes(ax, caller):
     plt = _pyplot(caller)
-    if ax is None:
+    if _check_ax(ax, caller) is None:
         _, ax = plt.subplots()
     return ax
 
@@ -437,6 +450,7 @@ class RankDistributionDisplay:
         display : RankDistributionDisplay
             The display, drawn.
         """
+        _check_ax(ax, "RankDistributionDisplay.from_predictions")
         _choice(ties, "ties", _RANK_VARIANTS)
         ranks = _engine.compute_ranks(y_true, y_score, qid=qid, exclude=exclude, labels=labels,
                                       relevance_level=relevance_level, targets=targets, nan_policy=nan_policy,
@@ -490,6 +504,7 @@ class RankDistributionDisplay:
         display : RankDistributionDisplay
             The display, drawn.
         """
+        _check_ax(ax, "RankDistributionDisplay.from_estimator")
         inputs, options = _estimator_inputs(estimator, X, y, qid, "RankDistributionDisplay.from_estimator")
         if ties is None:
             ties = options.get("ties")
@@ -535,12 +550,14 @@ def _hits_curve(y_true, y_score, k, options):
         k = min(DEFAULT_MAX_K, _largest_candidate_count(y_true, y_score, options))
     k = _positive_int(k, "k")
     cutoffs = np.arange(1, k + 1)
-    names = [f"hits@{j}" for j in cutoffs]
-    report = _engine.evaluate(y_true, y_score, metrics=names, **options)
-    hits = np.array([report.summary[n] for n in names], dtype=np.float64)
-    baseline_report = _engine.evaluate(y_true, _constant_scores(y_score), metrics=names,
+    # The hit rate's own spec, not the name "hits@k": a preset reads names the peer's way (ranx's hits@k
+    # counts the relevant items in the top k), and the curve is the hit rate under every preset.
+    specs = [with_k(base_spec("hits"), int(j)) for j in cutoffs]
+    report = _engine.evaluate(y_true, y_score, metrics=specs, **options)
+    hits = np.array([report.summary[spec.name] for spec in specs], dtype=np.float64)
+    baseline_report = _engine.evaluate(y_true, _constant_scores(y_score), metrics=specs,
                                        **{**options, "ties": "expected"})
-    baseline = np.array([baseline_report.summary[n] for n in names], dtype=np.float64)
+    baseline = np.array([baseline_report.summary[spec.name] for spec in specs], dtype=np.float64)
     return cutoffs, hits, baseline
 
 
@@ -548,7 +565,8 @@ class HitsAtKCurveDisplay:
     """Hits@k against k (the cumulative match curve), with the random-ranking baseline.
 
     ``hits[i]`` is :func:`sklearn_rank.hits_at_k` at ``k[i]`` with the same
-    options, for ``k = 1 .. K``. The area under the curve shown in the legend
+    options, for ``k = 1 .. K``: the hit rate under every ``convention``
+    preset (ranx's metric name ``hits@k``, a count, is not what is drawn). The area under the curve shown in the legend
     is the mean of ``hits@k`` over ``k = 1 .. K``,
 
     .. math:: \\mathrm{AUC}_K = \\frac{1}{K} \\sum_{k=1}^{K} \\mathrm{hits@}k \\in [0, 1],
@@ -707,7 +725,8 @@ class HitsAtKCurveDisplay:
         nan_policy : {"raise", "omit"}, default="raise"
             What a NaN score means.
         convention : str, default=None
-            A peer's conventions for the options not written.
+            A peer's conventions for the options not written (the values
+            stay hit rates, as :func:`~sklearn_rank.hits_at_k` returns them).
         name : str, default=None
             Name of the model, for the legend.
         ax : matplotlib Axes, default=None
@@ -722,6 +741,7 @@ class HitsAtKCurveDisplay:
         display : HitsAtKCurveDisplay
             The display, drawn.
         """
+        _check_ax(ax, "HitsAtKCurveDisplay.from_predictions")
         options = dict(qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
                        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets,
                        nan_policy=nan_policy, convention=convention)
@@ -770,6 +790,7 @@ class HitsAtKCurveDisplay:
         display : HitsAtKCurveDisplay
             The display, drawn.
         """
+        _check_ax(ax, "HitsAtKCurveDisplay.from_estimator")
         inputs, options = _estimator_inputs(estimator, X, y, qid, "HitsAtKCurveDisplay.from_estimator")
         merged = _merge(options, ties=ties, relevance_level=relevance_level, no_relevant=no_relevant,
                         targets=targets, nan_policy=nan_policy, convention=convention)
@@ -816,13 +837,36 @@ def _per_query(report, metric, label):
     return key, qid, values
 
 
-def _greater_is_better(key):
-    from ._registry import get_metric
+def _convention(report):
+    params = getattr(report, "params", None)
+    return params.get("convention") if isinstance(params, Mapping) else None
 
+
+def _read_metric(report, key):
+    """The metric the report's values under ``key`` are: the name read under the report's preset (ranx's
+    ``hits@k`` is ``num_rel_ret@k``), or None for a name outside the registry."""
     try:
-        return bool(get_metric(key).greater_is_better)
+        spec = get_metric(key)
     except (ValueError, TypeError):
-        return True  # a name outside the registry: higher is taken as better
+        return None
+    try:
+        aliases = _resolve_convention(_convention(report), {})[1]
+    except ValueError:
+        return spec  # a convention this version does not know: the name as written
+    return _engine.read_name(key, spec, aliases)
+
+
+def _same_metric(report_a, key_a, report_b, key_b):
+    """The metric both reports hold under the names compared; a name that the reports' presets read as
+    two different metrics is refused (they are not paired values of one metric)."""
+    spec_a, spec_b = _read_metric(report_a, key_a), _read_metric(report_b, key_b)
+    if spec_a is not None and spec_b is not None and (spec_a.base, spec_a.k, spec_a.param) != (
+            spec_b.base, spec_b.k, spec_b.param):
+        raise ValueError(f"`report_a` and `report_b` must hold the same metric under {key_a!r} to be compared "
+                         "(their `convention` presets read the name differently). Got "
+                         f"{spec_a.name!r} (convention={_convention(report_a)!r}) and "
+                         f"{spec_b.name!r} (convention={_convention(report_b)!r}) instead.")
+    return spec_a if spec_a is not None else spec_b
 
 
 class QueryComparisonDisplay:
@@ -982,7 +1026,9 @@ class QueryComparisonDisplay:
         metric : str, default=None
             The per-query metric to compare, as written in the reports (case,
             ``-``, ``_`` and spaces aside); may be left out when the reports
-            hold one metric.
+            hold one metric. A name that the reports' ``convention`` presets
+            read as different metrics (ranx's ``hits@k`` is a count) is
+            refused with a ``ValueError``.
         name_a, name_b : str, default="A", "B"
             Names of the two models.
         unpaired : {"raise", "drop"}, default="raise"
@@ -1007,9 +1053,11 @@ class QueryComparisonDisplay:
         """
         from . import stats
 
+        _check_ax(ax, "QueryComparisonDisplay.from_reports")
         _choice(unpaired, "unpaired", _UNPAIRED)
         key_a, qid_a, values_a = _per_query(report_a, metric, "report_a")
         key_b, qid_b, values_b = _per_query(report_b, key_a if metric is None else metric, "report_b")
+        spec = _same_metric(report_a, key_a, report_b, key_b)
         shared, index_a, index_b = np.intersect1d(qid_a, qid_b, assume_unique=True, return_indices=True)
         n_unpaired_a, n_unpaired_b = qid_a.size - shared.size, qid_b.size - shared.size
         if (n_unpaired_a or n_unpaired_b) and unpaired == "raise":
@@ -1028,7 +1076,7 @@ class QueryComparisonDisplay:
                              f"{defined.size - x.size} undefined (NaN)). Got {x.size} instead.")
         result = stats.compare(x, y, test=test, paired=True, alternative=alternative, rng=rng)
         display = cls(values_a=x, values_b=y, qid=shared, metric=key_a, result=result, name_a=name_a,
-                      name_b=name_b, greater_is_better=_greater_is_better(key_a))
+                      name_b=name_b, greater_is_better=True if spec is None else bool(spec.greater_is_better))
         display.n_unpaired_a, display.n_unpaired_b = n_unpaired_a, n_unpaired_b
         display.n_undefined = int(defined.size - np.count_nonzero(defined))
         return display.plot(ax=ax, **kwargs)

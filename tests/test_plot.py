@@ -1,6 +1,7 @@
 """sklearn_rank.plot: the plotted numbers are the engine's, checked against per-query loops (not pixels)."""
 
 import math
+import re
 import subprocess
 import sys
 
@@ -11,7 +12,8 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from sklearn_rank import compute_ranks, evaluate, hits_at_k  # noqa: E402
+from sklearn_rank import compute_ranks, evaluate, get_metric, hits_at_k  # noqa: E402
+from sklearn_rank._conventions import CONVENTIONS  # noqa: E402
 from sklearn_rank.plot import HitsAtKCurveDisplay, QueryComparisonDisplay, RankDistributionDisplay  # noqa: E402
 
 TIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
@@ -460,8 +462,6 @@ def _run_example(name):
 
 
 def test_rank_distribution_example_agrees_with_itself():
-    import re
-
     out = _run_example("plot_rank_distribution.py")
     n_queries = int(re.search(r"(\d+) held-out queries", out).group(1))
     top10 = float(re.search(r"top 10 for ([\d.]+)%", out).group(1)) / 100
@@ -477,8 +477,6 @@ def test_rank_distribution_example_agrees_with_itself():
 
 
 def test_model_comparison_example_counts_every_query():
-    import re
-
     out = _run_example("plot_model_comparison.py")
     n, wins, ties, losses = map(int, re.search(r"(\d+) queries paired by id: Ridge better on (\d+), equal on (\d+), "
                                                r"Boosting better on (\d+)", out).groups())
@@ -530,3 +528,190 @@ def test_rank_distribution_tie_blocks_are_checked():
     display = RankDistributionDisplay(ranks=ranks.expected, num_candidates=ranks.num_candidates,
                                       optimistic=ranks.optimistic, pessimistic=ranks.pessimistic)
     np.testing.assert_allclose(display.counts, [4 / 3] * 3)
+
+
+# --------------------------------------------------------------------------------------------
+# every convention preset (the list is read from _conventions, so a new preset is tested too)
+# --------------------------------------------------------------------------------------------
+def _engine_or_error(call):
+    """The engine's value, or the error it raises (a preset may refuse the data, e.g. NaN scores)."""
+    try:
+        return call(), None
+    except (ValueError, TypeError) as exc:
+        return None, exc
+
+
+def _with_nan(score, seed=6):
+    rng = np.random.default_rng(seed)
+    score = score.copy()
+    score[rng.random(score.size) < 0.1] = np.nan
+    return score
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+@pytest.mark.parametrize("nan", [False, True])
+def test_hits_curve_is_hits_at_k_under_every_convention(convention, nan):
+    """The curve is the hit rate of hits_at_k under the preset, never a metric the preset reads in the name
+    ``hits@k`` (ranx's hits@k counts the relevant items in the top k: the curve went above 1)."""
+    y, score, qid = _grouped(seed=2)
+    if nan:
+        score = _with_nan(score)
+    expected, error = _engine_or_error(lambda: [hits_at_k(y, score, qid=qid, k=k, convention=convention)
+                                                for k in range(1, 11)])
+    if error is not None:  # the preset refuses the data: so does the display, with the engine's message
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, k=10, convention=convention)
+        return
+    display = HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, k=10, convention=convention)
+    assert display.hits.tolist() == expected
+    assert 0 <= display.hits.min() and display.hits.max() <= 1 and 0 <= display.auc <= 1
+    # the baseline: hits_at_k of a constant scorer (NaN kept) with ties="expected", same preset otherwise
+    constant = np.where(np.isnan(score), np.nan, 0.0)
+    baseline = [hits_at_k(y, constant, qid=qid, k=k, ties="expected", convention=convention) for k in range(1, 11)]
+    np.testing.assert_allclose(display.baseline_hits, baseline, rtol=1e-12, atol=1e-15)
+    assert display.baseline_hits.max() <= 1
+
+
+def test_hits_curve_under_ranx_is_the_hit_rate_by_a_loop_over_queries():
+    """ranx's own reading: input order among ties, 0 for a query without a relevant row; a hit is a relevant
+    row in the top k (at most 1 per query, however many relevant rows are there)."""
+    y, score, qid = _grouped(seed=2)
+    display = HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, k=10, convention="ranx")
+    oracle = []
+    for k in range(1, 11):
+        values = []
+        for q in np.unique(qid):
+            rows = np.flatnonzero(qid == q)  # input order
+            order = np.argsort(-score[rows], kind="stable")
+            relevant = y[rows][order] > 0
+            values.append(float(relevant[:k].any()))
+        oracle.append(np.mean(values))
+    assert max(np.sum(y[qid == q] > 0) for q in np.unique(qid)) > 1  # a count would differ from the rate
+    np.testing.assert_allclose(display.hits, oracle, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_hits_curve_from_estimator_under_every_convention(convention):
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank import RankingEvaluator
+    from sklearn_rank.datasets import make_ranking
+
+    X, y, qid = make_ranking(n_queries=20, n_candidates=(4, 12), random_state=1)
+    y = (y > 0).astype(float)  # several relevant rows per query
+    evaluator = RankingEvaluator(Ridge(), qid=0, convention=convention).fit(np.column_stack([qid, X]), y)
+    scores = evaluator.predict(np.column_stack([qid, X]))
+    display = HitsAtKCurveDisplay.from_estimator(evaluator, np.column_stack([qid, X]), y, k=6)
+    assert display.hits.tolist() == [hits_at_k(y, scores, qid=qid, k=k, convention=convention) for k in range(1, 7)]
+    plain = Ridge().fit(X, y)
+    display = HitsAtKCurveDisplay.from_estimator(plain, X, y, qid=qid, k=6, convention=convention)
+    assert display.hits.tolist() == [hits_at_k(y, plain.predict(X), qid=qid, k=k, convention=convention)
+                                     for k in range(1, 7)]
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+@pytest.mark.parametrize("nan", [False, True])
+def test_rank_distribution_is_compute_ranks_under_every_convention(convention, nan):
+    y, score, qid = _grouped(seed=5)
+    if nan:
+        score = _with_nan(score)
+    ranks, error = _engine_or_error(lambda: compute_ranks(y, score, qid=qid, convention=convention))
+    for ties in TIES:
+        if error is not None:
+            with pytest.raises(type(error), match=re.escape(str(error))):
+                RankDistributionDisplay.from_predictions(y, score, qid=qid, ties=ties, convention=convention)
+            continue
+        display = RankDistributionDisplay.from_predictions(y, score, qid=qid, ties=ties, convention=convention)
+        assert display.ranks.tolist() == getattr(ranks, ties).tolist()
+        assert display.num_candidates.tolist() == ranks.num_candidates.tolist()
+        assert display.num_relevant.tolist() == ranks.num_relevant.tolist()
+        assert display.counts.sum() == pytest.approx(len(ranks), rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_rank.exceptions.DegenerateDataWarning")  # tied hits@3 pairs
+@pytest.mark.parametrize("convention", CONVENTIONS)
+def test_query_comparison_under_every_convention(convention):
+    """Reports of one preset: the values drawn are the reports' per-query values, and a win is judged in the
+    direction of the metric the preset reads in the name."""
+    y, score, qid = _grouped(seed=11, n_queries=30, ties=False)
+    rng = np.random.default_rng(4)
+    metrics = ["hits@3", "mr", "ndcg", "map", "mrr"]
+    report_a = evaluate(y, score, qid=qid, metrics=metrics, convention=convention)
+    report_b = evaluate(y, score + rng.normal(size=score.size), qid=qid, metrics=metrics, convention=convention)
+    for metric in metrics:
+        display = QueryComparisonDisplay.from_reports(report_a, report_b, metric=metric)
+        a = dict(zip(report_a.per_query["qid"].tolist(), report_a.per_query[metric].tolist()))
+        b = dict(zip(report_b.per_query["qid"].tolist(), report_b.per_query[metric].tolist()))
+        pairs = [(q, a[q], b[q]) for q in sorted(a) if not (np.isnan(a[q]) or np.isnan(b[q]))]
+        assert display.values_a.tolist() == [p[1] for p in pairs]
+        assert display.values_b.tolist() == [p[2] for p in pairs]
+        higher = get_metric(metric).greater_is_better
+        assert display.greater_is_better == higher
+        assert display.wins == sum((x > z) if higher else (x < z) for _, x, z in pairs)
+
+
+def test_query_comparison_refuses_a_name_two_presets_read_as_different_metrics():
+    """ranx's hits@3 counts relevant items in the top 3, sklearn-rank's is a hit rate: not one metric."""
+    y, score, qid = _grouped(seed=11, n_queries=30, ties=False)
+    ranx = evaluate(y, score, qid=qid, metrics=["hits@3", "mrr"], convention="ranx")
+    plain = evaluate(y, -score, qid=qid, metrics=["hits@3", "mrr"])
+    with pytest.raises(ValueError, match=r"`report_a` and `report_b` must hold the same metric under 'hits@3'.*"
+                                         r"Got .*num_rel_ret@3.* and .*hits@3.* instead\.$"):
+        QueryComparisonDisplay.from_reports(ranx, plain, metric="hits@3")
+    # the same metric under both (mrr) is compared, whatever else the presets change
+    display = QueryComparisonDisplay.from_reports(ranx, plain, metric="mrr", unpaired="drop")
+    assert display.values_a.size > 2
+
+
+# --------------------------------------------------------------------------------------------
+# ax
+# --------------------------------------------------------------------------------------------
+_AX_MESSAGE = "`ax` must be a matplotlib Axes or None. Got {} instead."
+
+
+def _ax_calls():
+    y, score, qid = _grouped()
+    report_a, report_b = _two_reports()
+    hits = HitsAtKCurveDisplay(k=[1, 2], hits=[0.5, 1.0])
+    ranks = RankDistributionDisplay(ranks=[1, 2], num_candidates=[3, 3])
+    comparison = QueryComparisonDisplay(values_a=[0.5, 0.2], values_b=[0.2, 0.4], qid=[1, 2], metric="mrr")
+    from sklearn.linear_model import Ridge
+
+    model = Ridge().fit(score[:, None], y)
+    return {
+        "HitsAtKCurveDisplay.from_predictions": lambda ax: HitsAtKCurveDisplay.from_predictions(
+            y, score, qid=qid, k=3, ax=ax),
+        "HitsAtKCurveDisplay.from_estimator": lambda ax: HitsAtKCurveDisplay.from_estimator(
+            model, score[:, None], y, qid=qid, k=3, ax=ax),
+        "HitsAtKCurveDisplay.plot": lambda ax: hits.plot(ax=ax),
+        "RankDistributionDisplay.from_predictions": lambda ax: RankDistributionDisplay.from_predictions(
+            y, score, qid=qid, ax=ax),
+        "RankDistributionDisplay.from_estimator": lambda ax: RankDistributionDisplay.from_estimator(
+            model, score[:, None], y, qid=qid, ax=ax),
+        "RankDistributionDisplay.plot": lambda ax: ranks.plot(ax=ax),
+        "QueryComparisonDisplay.from_reports": lambda ax: QueryComparisonDisplay.from_reports(
+            report_a, report_b, metric="ndcg@5", ax=ax),
+        "QueryComparisonDisplay.plot": lambda ax: comparison.plot(ax=ax),
+    }
+
+
+@pytest.mark.parametrize("call", sorted(_ax_calls()))
+@pytest.mark.parametrize("bad", ["x", 3, np.zeros(2), "figure"])
+def test_a_bad_ax_is_refused_naming_the_parameter(call, bad):
+    with pytest.raises(TypeError, match=re.escape(_AX_MESSAGE.format(type(bad).__name__)) + "$"):
+        _ax_calls()[call](bad)
+
+
+def test_a_figure_is_not_an_axes():
+    figure = plt.figure()
+    with pytest.raises(TypeError, match=re.escape(_AX_MESSAGE.format("Figure"))):
+        HitsAtKCurveDisplay(k=[1, 2], hits=[0.5, 1.0]).plot(ax=figure)
+
+
+@pytest.mark.parametrize("call", sorted(_ax_calls()))
+def test_an_axes_or_none_is_drawn_on(call):
+    _, ax = plt.subplots()
+    display = _ax_calls()[call](ax)
+    assert display.ax_ is ax and display.figure_ is ax.figure
+    display = _ax_calls()[call](None)
+    assert display.ax_ is not ax and display.ax_.figure is display.figure_
