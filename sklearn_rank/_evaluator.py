@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 from sklearn import get_config
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -17,7 +17,7 @@ from ._engine import evaluate as engine_evaluate, read_scorer_name
 from ._inputs import _query_codes
 from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
                       parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
-from ._sklearn_compat import EvaluatorTagsMixin, check_features, safe_indexing
+from ._sklearn_compat import EvaluatorTagsMixin, check_features, fitted_for_own_score_in_cv, safe_indexing
 
 __all__ = ["RankingEvaluator"]
 
@@ -196,6 +196,17 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
       :class:`~sklearn_rank.model_selection.QueryGroupKFold`. Scoring exactly
       the rows of ``fit`` (a training score) does not warn.
 
+    In a scikit-learn cross-validation or search that scores with
+    :meth:`score` (no ``scoring=``), :meth:`fit` raises a ``ValueError``
+    before any training when that ``score`` could not rank: X lacks the
+    query-id column named by ``qid``, metadata routing is off, and the query
+    ids were passed to ``fit`` only (or, for a regressor or ranker, not at
+    all). scikit-learn's default ``error_score=np.nan`` would otherwise turn
+    every failed score into a warning and a NaN, after training every
+    candidate on every fold. The message gives the fix: routing, with the
+    ``set_fit_request`` flags the wrapped estimator needs, or a query-id
+    column.
+
     For a binary classifier with query ids, a row is relevant when its label
     is the positive class ``classes_[1]`` (see :func:`make_ranking_scorer`).
 
@@ -255,6 +266,11 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _split_query(self, X, qid):
         """Return (query ids or None, X without the query-id column)."""
+        query, X, _ = self._split_query_column(X, qid)
+        return query, X
+
+    def _split_query_column(self, X, qid):
+        """Return (query ids or None, X without the query-id column, whether X had that column)."""
         spec = check_qid_spec(self.qid)
         if isinstance(spec, int):
             X = as_2d(X)
@@ -265,7 +281,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
             X = drop_column(X, position)
         if qid is not None:
             query = np.asarray(qid)
-        return query, X
+        return query, X, position is not None
 
     def _missing_qid(self, X):
         return describe_missing_qid("RankingEvaluator", self.qid, X,
@@ -334,7 +350,9 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         parse_scoring_name(self.metric)
         self._metric_params()
         _check_features(self, X, reset=True)
-        query, X_inner = self._split_query(X, qid)
+        query, X_inner, has_column = self._split_query_column(X, qid)
+        if not has_column and self.qid is not None:
+            self._refuse_unscorable_fit(X, y, qid)
         codes = None
         # What fit saw, for the checks of score(): query ids given to fit but not to score, and queries
         # split between fit and score.
@@ -355,6 +373,48 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         estimator.fit(X_inner, y, **inner_params)
         self.estimator_ = estimator
         return self
+
+    def _refuse_unscorable_fit(self, X, y, qid):
+        """Raise, before any training, when a scikit-learn cross-validation or search will score this fit with
+        :meth:`score` and ``score`` must fail for want of query ids (X has no query-id column).
+
+        Without metadata routing scikit-learn passes ``qid`` to ``fit`` only; its default
+        ``error_score=np.nan`` turns each failed ``score`` into a warning and a NaN, so the search would
+        train every candidate on every fold and end with a NaN ``best_score_``. A failed ``fit`` ends it
+        with an error instead. Outside such a loop ``score(X, y, qid=...)`` can still get the query ids.
+        """
+        if _routing_enabled():
+            return  # score gets the routed query ids, sliced as those of fit
+        if qid is None:
+            # No query ids at all: score fails only in the grouped-rows layout (not for a classifier, which
+            # ranks its classes per row, nor for a 2-D y, a relevance matrix).
+            shape = getattr(y, "shape", None) or np.shape(y)
+            if is_classifier(self.estimator) or not (len(shape) == 1 or (len(shape) == 2 and shape[1] == 1)):
+                return
+        if not fitted_for_own_score_in_cv(self):
+            return
+        if qid is None:
+            raise ValueError(describe_missing_qid(
+                "RankingEvaluator", self.qid, X, extra=" Or set qid=None to declare that all rows of X form one query. "
+                "(Raised by fit, before any training: scikit-learn's cross-validation would score every fold "
+                "without query ids and record NaN.)"))
+        kind = f"{type(X).__name__} without a query-id column {self.qid!r}"
+        raise ValueError(
+            "RankingEvaluator.fit got query ids as `qid=` with metadata routing off, inside a scikit-learn "
+            "cross-validation or search that scores with RankingEvaluator.score: without routing, scikit-learn "
+            "passes `qid` to fit only, so score would get no query ids for the test rows of any fold (and "
+            "error_score=np.nan would record NaN for every fold after training them all). Either (1) switch "
+            "metadata routing on for the search: `with sklearn.config_context(enable_metadata_routing=True): "
+            "search.fit(X, y, groups=qid, qid=qid)` (cross_validate(..., params={'groups': qid, 'qid': qid})), "
+            "which slices qid for fit and score alike. RankingEvaluator requests `qid` for fit and score and "
+            "`eval_qid` for fit, QueryGroupKFold requests `groups`; every other fit parameter must be requested by "
+            "the wrapped estimator, inside the same block: for LightGBM early stopping "
+            "LGBMRanker(...).set_fit_request(eval_X=True, eval_y=True, eval_metric=True, callbacks=True) "
+            "(eval_set=True for eval_set, eval_at=True for eval_at), with the query ids of the evaluation set as "
+            "eval_qid=[qid_valid]. Or (2) give X a query-id column that fit and score both read: a dense array with "
+            "the query ids in column 0, np.column_stack([qid, X.toarray()]) for a sparse X, and "
+            "RankingEvaluator(..., qid=0) (or a DataFrame with a 'qid' column). "
+            f"Got qid passed to fit with routing off and X {kind} instead.")
 
     def _ranker_inputs(self, X, y, codes, mode, params):
         """Sort rows by query and add the ranker's query argument (``codes``: query code per row, or None)."""

@@ -26,6 +26,10 @@ What each scikit-learn version needs:
   ``_get_metadata_request`` (all versions); ``_accept_sample_weight``, read by
   ``_MultimetricScorer`` and the searches when routing is off (1.7 on); ``_routing_repr``, the
   scorer's name in routing messages (1.8 on). Older versions ignore the hooks they do not know.
+- The cross-validation loop (all versions): :func:`fitted_for_own_score_in_cv` recognises a ``fit``
+  called by ``sklearn.model_selection._validation._fit_and_score`` whose scorer is (or, in a
+  ``_MultimetricScorer``, includes) the private ``_PassthroughScorer`` of ``scoring=None``, by looking
+  at the caller's frames.
 
 Not here, because they are scikit-learn's documented extension points in every supported version:
 the ``__metadata_request__<method>`` class attributes of a consumer (``RankingEvaluator``,
@@ -35,6 +39,7 @@ the ``__metadata_request__<method>`` class attributes of a consumer (``RankingEv
 from __future__ import annotations
 
 import copy
+import sys
 
 from sklearn.base import BaseEstimator
 from sklearn.utils import _safe_indexing
@@ -45,8 +50,14 @@ try:  # scikit-learn >= 1.6
 except ImportError:  # pragma: no cover - scikit-learn 1.4 and 1.5
     _validate_data = None
 
+try:  # scikit-learn 1.4 to 1.9: the scorer of scoring=None, which calls estimator.score
+    from sklearn.metrics._scorer import _PassthroughScorer
+except ImportError:  # pragma: no cover - a future version without it: the check below answers False
+    _PassthroughScorer = None
+
 __all__ = ["FINAL_ESTIMATOR", "SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester", "array_device",
-           "array_namespace", "check_features", "is_namespace_array", "namespace_of", "safe_indexing"]
+           "array_namespace", "check_features", "fitted_for_own_score_in_cv", "is_namespace_array", "namespace_of",
+           "safe_indexing"]
 
 # scikit-learn >= 1.6: tags are dataclasses built by __sklearn_tags__; before, dictionaries (_more_tags).
 SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
@@ -113,6 +124,43 @@ def check_features(estimator, X, *, reset):
     if _validate_data is not None:  # scikit-learn >= 1.6
         return _validate_data(estimator, X, reset=reset, skip_check_array=True)
     return estimator._validate_data(X, reset=reset, cast_to_ndarray=False)  # pragma: no cover - 1.4, 1.5
+
+
+_CV_LOOP_MODULE, _CV_LOOP_FUNCTION = "sklearn.model_selection._validation", "_fit_and_score"
+
+
+def fitted_for_own_score_in_cv(estimator, max_depth=64):
+    """Whether ``estimator.fit`` is running inside scikit-learn's cross-validation loop, which will then
+    score the fitted estimator with its own ``score`` (no ``scoring=``).
+
+    The loop is ``_fit_and_score`` (cross_validate, cross_val_score, the searches, learning_curve,
+    validation_curve). Under its default ``error_score=np.nan`` an exception of ``score`` becomes a
+    warning and a NaN score, and the search goes on; a ``fit`` that knows its ``score`` must fail can
+    raise instead, before any training (a fit that fails in every fold ends the search with an error).
+    ``estimator`` is the loop's estimator or the last step of a pipeline that is. False whenever the
+    frames do not show exactly that.
+    """
+    if _PassthroughScorer is None:  # pragma: no cover - see the import
+        return False
+    frame = sys._getframe(1)
+    for _ in range(max_depth):
+        if frame is None:
+            return False
+        if frame.f_code.co_name == _CV_LOOP_FUNCTION and frame.f_globals.get("__name__") == _CV_LOOP_MODULE:
+            local = frame.f_locals
+            scorer = local.get("scorer")
+            # cross_val_score and cross_validate wrap the scorers in a _MultimetricScorer (a dict).
+            scorers = getattr(scorer, "_scorers", None)
+            scorers = list(scorers.values()) if isinstance(scorers, dict) else [scorer]
+            if not any(isinstance(one, _PassthroughScorer) for one in scorers):
+                return False
+            outer = local.get("estimator")
+            try:
+                return outer is estimator or getattr(outer, FINAL_ESTIMATOR, None) is estimator
+            except Exception:  # a property of some meta-estimator may raise anything
+                return False
+        frame = frame.f_back
+    return False
 
 
 class EvaluatorTagsMixin:
