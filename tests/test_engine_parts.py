@@ -186,3 +186,18 @@ def test_a_nan_score_names_its_query_id(qid, named):
         skr.evaluate(y, s, qid=qid, metrics=["mrr"])
     with pytest.raises(ValueError, match=r"Got 2 NaN scores, the first at row 3 instead\."):  # one query, no id
         skr.evaluate(y, s, metrics=["mrr"])
+
+
+def test_a_querys_err_does_not_depend_on_the_other_queries():
+    # ERR sums over a tie block's items; the sort that made the blocks left tied rows in an order set by
+    # the other queries' rows, and a query evaluated alone differed in its last bit
+    rng = np.random.default_rng(1)
+    sizes = [3, 400, 2, 1, 250, 5] + [4] * 60
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    y, s = rng.integers(0, 3, size=qid.size), rng.integers(0, 5, size=qid.size).astype(float)
+    metrics = ["err", "err@10"]
+    together = skr.evaluate(y, s, qid=qid, metrics=metrics).per_query
+    for query in (1, 4):
+        alone = skr.evaluate(y[qid == query], s[qid == query], qid=qid[qid == query], metrics=metrics).per_query
+        for name in metrics:
+            assert alone[name][0] == together[name][together["qid"] == query][0], (query, name)
