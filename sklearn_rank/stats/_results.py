@@ -66,12 +66,9 @@ class ComparisonResult:
         Paired: number of compared queries where ``a`` is larger than, equal
         to, smaller than ``b``. Unpaired: the same counts over all
         ``n_a * n_b`` cross pairs of values (the counts behind U and the
-        rank-biserial correlation). Folds for :func:`corrected_ttest`.
-    n_zero : int
-        Paired: number of zero differences ``a_i - b_i`` (equal to ``ties``),
-        which the Wilcoxon test drops; when they are more than half, the test
-        warns with a :class:`DegenerateDataWarning` naming the count. 0 for
-        unpaired tests.
+        rank-biserial correlation). Folds for :func:`corrected_ttest`. The
+        property ``n_zero`` is the number of zero paired differences: ``ties``
+        of a paired test, 0 unpaired.
     weighted : bool
         Whether the queries were weighted by the reports' ``sample_weight``
         (weights that are all equal are no weighting: False).
@@ -135,7 +132,12 @@ class ComparisonResult:
 
     @property
     def n_zero(self):
-        """Number of zero paired differences (``ties`` of a paired test; 0 unpaired)."""
+        """Number of zero paired differences ``a_i - b_i``: ``ties`` of a paired test, 0 unpaired.
+
+        The Wilcoxon test drops them; when they are more than half of the
+        pairs, every paired test warns with a :class:`DegenerateDataWarning`
+        naming the count.
+        """
         return self.ties if self.paired else 0
 
     def __repr__(self):
