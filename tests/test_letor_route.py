@@ -16,7 +16,7 @@ import pytest
 import scipy.sparse as sp
 import sklearn
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.model_selection import GridSearchCV, cross_val_score, cross_validate
+from sklearn.model_selection import GridSearchCV, cross_val_score
 
 from sklearn_rank import RankingEvaluator, evaluate
 from sklearn_rank.datasets import dump_svmlight_ranking, load_svmlight_ranking, make_ranking
@@ -155,7 +155,7 @@ def test_routed_search_on_sparse_x_equals_folds_scored_by_hand(letor):
                 expected.summary["ndcg@10"], abs=1e-12)
 
 
-def test_routed_search_with_lightgbm_early_stopping_on_sparse_x(letor, tmp_path):
+def test_routed_search_with_lightgbm_early_stopping_on_sparse_x(letor):
     from sklearn_rank import lightgbm_metric
 
     X, y, qid = letor
