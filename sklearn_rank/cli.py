@@ -151,8 +151,8 @@ def _format_report(report, fmt, per_query, missing="skip"):
 
 
 def _write(text, output):
-    """Write all or nothing: a temporary file in the same folder, renamed into place (``text``: str, or
-    bytes written as they are).
+    """Write all or nothing: a temporary file in the same folder, flushed to disk, renamed into place and
+    the folder synced (``text``: str, or bytes written as they are).
 
     The file gets the permissions of any new file (the umask applies), or keeps
     those of the file it replaces. Errors name ``output``, not the temporary file.
@@ -178,15 +178,32 @@ def _write(text, output):
         with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
               os.fdopen(fd, "w", encoding="utf-8", newline="")) as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())  # the data on disk before the name points to it (power loss)
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, output)
+        _sync_directory(directory)  # and the rename itself
     except OSError as exc:
         _remove(tmp if fd is not None else None)
         raise UsageError(f"{output}: cannot write the output file: {exc.strerror or exc}.") from None
     except BaseException:
         _remove(tmp if fd is not None else None)
         raise
+
+
+def _sync_directory(directory):
+    """fsync a folder, so that a rename in it survives a power loss (where folders can be opened: POSIX)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems refuse fsync on a folder: the rename stands, unsynced
+        pass
+    finally:
+        os.close(fd)
 
 
 def _remove(path):

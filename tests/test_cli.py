@@ -848,3 +848,30 @@ def test_evaluate_stream_refuses_rows_not_grouped_by_query_and_other_inputs(tmp_
     _expect_main_error(run_main(capsys, "evaluate", table, "--qid", "q", "--score", "nope", "--label", "y",
                                 "--stream"), "t.parquet", "--score must name a column", "'nope'")
     _expect_main_error(run_main(capsys, "evaluate", table, *TABLE_ARGS, "--stream"), "t.parquet", "null")
+
+
+def test_output_file_is_synced_before_and_after_the_rename(tmp_path, capsys, monkeypatch):
+    """Issue 21, item 16: -o was renamed into place without fsync (safe against a kill, not a power loss)."""
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        events.append(("fsync", os.path.realpath(f"/proc/self/fd/{fd}")))
+        real_fsync(fd)
+
+    def replace(src, dst):
+        events.append(("replace", os.path.realpath(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    table = tmp_path / "t.csv"
+    table.write_text("q,s,y\nu1,0.5,1\nu1,0.2,0\n")
+    output = tmp_path / "out.json"
+    code, out, err = run_main(capsys, "evaluate", table, *TABLE_ARGS, "-m", "mrr", "--format", "json", "-o", output)
+    assert code == 0, err
+    assert json.loads(output.read_text())["summary"] == {"mrr": 1.0}
+    kinds = [kind for kind, _ in events]
+    assert kinds == ["fsync", "replace", "fsync"], events
+    assert os.path.basename(events[0][1]).startswith(".sklearn-rank-")  # the temporary file, before the rename
+    assert events[2][1] == os.path.realpath(tmp_path)  # then its folder
