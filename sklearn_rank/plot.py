@@ -1074,9 +1074,28 @@ class QueryComparisonDisplay:
             raise ValueError(f"`report_a` and `report_b` must share at least two queries with a value of {key_a!r} "
                              f"for the paired test ({n_unpaired_a + n_unpaired_b} query ids in one report only, "
                              f"{defined.size - x.size} undefined (NaN)). Got {x.size} instead.")
-        result = stats.compare(x, y, test=test, paired=True, alternative=alternative, rng=rng)
+        # the paired values as reports, with the reports' per-query weights: stats weighs them (or refuses a
+        # test that has no weighted form), as it does for the reports themselves
+        side_a, side_b = (_Paired(shared, key_a, values, _weights(report, index, defined))
+                          for values, report, index in ((x, report_a, index_a), (y, report_b, index_b)))
+        result = stats.compare(side_a, side_b, metric=key_a, test=test, paired=True, alternative=alternative,
+                               rng=rng)
         display = cls(values_a=x, values_b=y, qid=shared, metric=key_a, result=result, name_a=name_a,
                       name_b=name_b, greater_is_better=True if spec is None else bool(spec.greater_is_better))
         display.n_unpaired_a, display.n_unpaired_b = n_unpaired_a, n_unpaired_b
         display.n_undefined = int(defined.size - np.count_nonzero(defined))
         return display.plot(ax=ax, **kwargs)
+
+
+class _Paired:
+    """The paired values of one report as a report for :func:`sklearn_rank.stats.compare`."""
+
+    def __init__(self, qid, metric, values, sample_weight):
+        self.per_query = {"qid": qid, metric: values}
+        self.sample_weight = sample_weight
+
+
+def _weights(report, index, keep):
+    """The report's per-query weights at ``index`` (positions in ``per_query["qid"]``) where ``keep``, or None."""
+    weight = getattr(report, "sample_weight", None)
+    return None if weight is None else np.asarray(weight)[index][keep]

@@ -715,3 +715,25 @@ def test_an_axes_or_none_is_drawn_on(call):
     assert display.ax_ is ax and display.figure_ is ax.figure
     display = _ax_calls()[call](None)
     assert display.ax_ is not ax and display.ax_.figure is display.figure_
+
+
+def test_query_comparison_weighs_weighted_reports_as_stats_does():
+    """The legend's test used the plain per-query values of weighted reports (stats weighs them)."""
+    from sklearn_rank import stats
+
+    rng = np.random.default_rng(3)
+    qid = np.repeat(np.arange(30), 6)
+    y_true = (rng.random(qid.size) < 0.3).astype(int)
+    y_true[::6] = 1
+    weight = np.repeat(rng.integers(1, 5, size=30), 6).astype(float)
+    a = evaluate(y_true, rng.normal(size=qid.size) + y_true, qid=qid, metrics=["mrr"], sample_weight=weight)
+    b = evaluate(y_true, rng.normal(size=qid.size), qid=qid, metrics=["mrr"], sample_weight=weight)
+    display = QueryComparisonDisplay.from_reports(a, b, metric="mrr", test="ttest")
+    expected = stats.compare(a, b, metric="mrr", test="ttest")
+    assert display.result.weighted and expected.weighted
+    assert display.result.pvalue == expected.pvalue and display.result.estimate == expected.estimate
+    unweighted = stats.compare(a.per_query["mrr"], b.per_query["mrr"], test="ttest", paired=True)
+    assert display.result.pvalue != unweighted.pvalue
+    with pytest.raises(ValueError, match="sample_weight"):  # the rank test has no weighted form: refused
+        QueryComparisonDisplay.from_reports(a, b, metric="mrr", test="wilcoxon")
+    plt.close("all")
