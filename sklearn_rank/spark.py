@@ -179,38 +179,48 @@ def _evaluate_partition(batches, *, evaluation, columns, chunk_rows):
     """The PartialReports of one partition (rows sorted by query id), a chunk of whole queries at a time.
 
     Batches are gathered until ``chunk_rows`` rows; the rows of the last query of a chunk may continue
-    in the next batch, so they are carried over to the next chunk. Each yielded record batch holds one
+    in the next batch, so they are carried over to the next chunk. Each batch's ids are scanned once, as
+    it comes (where its last query starts), and each row is copied once, in the chunk that evaluates it:
+    linear time however many batches one query spans. Each yielded record batch holds one
     pickled ``(kind, payload, warnings)``: ``("part", PartialReport, ...)`` or ``("error", exception, [])``
     (re-raised in the driver as it was raised here).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    pending, n_pending = [], 0
+    pending, n_pending = [], 0  # the batches not evaluated yet (views), and their rows
+    first_of_last, last = 0, None  # where the pending rows' last query starts, and its id
     try:
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            pending.append(batch)
-            n_pending += batch.num_rows
-            if n_pending < chunk_rows:
-                continue
-            table = pa.Table.from_batches(pending).combine_chunks()
-            qid = table.column(columns["qid"])
+            qid = batch.column(columns["qid"])
             if qid.null_count:  # nulls sort first: a chunk may hold nothing else
                 raise _columns.missing_error(columns, "qid", None)
-            last = qid[len(qid) - 1]
-            # rows are sorted by qid, so the last query's rows end the chunk
-            first_of_last = len(qid) - int(pc.sum(pc.equal(qid, last)).as_py())
-            if first_of_last == 0:  # one query so far: it may go on
+            end = qid[batch.num_rows - 1]
+            if end.as_py() != last:  # a later query ends the rows: it starts in this batch
+                # rows are sorted by qid, so the last query's rows end the batch
+                first_of_last = n_pending + batch.num_rows - int(pc.sum(pc.equal(qid, end)).as_py())
+                last = end.as_py()
+            pending.append(batch)
+            n_pending += batch.num_rows
+            if n_pending < chunk_rows or first_of_last == 0:  # below a chunk, or one query so far: it may go on
                 continue
-            yield _part_batch(evaluation, table.slice(0, first_of_last), columns)
-            pending = table.slice(first_of_last).to_batches()
-            n_pending = table.num_rows - first_of_last
+            chunk, pending = _cut(pa, pending, first_of_last)
+            yield _part_batch(evaluation, chunk, columns)
+            n_pending -= first_of_last
+            first_of_last = 0
         if n_pending:
-            yield _part_batch(evaluation, pa.Table.from_batches(pending), columns)
+            yield _part_batch(evaluation, _cut(pa, pending, n_pending)[0], columns)
     except Exception as error:  # noqa: BLE001 - sent to the driver and re-raised there
         yield _record(pa, ("error", error, []))
+
+
+def _cut(pa, batches, at):
+    """The first ``at`` rows of ``batches`` as one table (copied: a chunk to evaluate) and the rows after
+    them as batches (views: the carried rows of the last query)."""
+    table = pa.Table.from_batches(batches)
+    return table.slice(0, at).combine_chunks(), table.slice(at).to_batches()
 
 
 def _part_batch(evaluation, table, columns):
