@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _engine
+from . import _columns, _engine
 from ._inputs import ALL_EXCLUDED
 
 __all__ = ["evaluate"]
@@ -149,23 +149,14 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
 
     columns = list(ddf.columns)
     index_name = ddf.index.name
-    names = {"qid": qid, "score": score, "label": label, "sample_weight": sample_weight, "exclude": exclude,
-             "unjudged": unjudged}
-    for parameter, column in names.items():
-        if column is None and parameter in ("sample_weight", "exclude", "unjudged"):
-            continue
-        try:
-            present = column in columns or (parameter == "qid" and column == index_name)
-        except TypeError:  # an unhashable value: an array, a list
-            present = False
-        if not present:
-            raise ValueError(f"`{parameter}` must name a column of `ddf` (its columns: {columns}"
-                             f"{f'; its index: {index_name!r}' if parameter == 'qid' and index_name else ''}). "
-                             f"Got {_short(column)} instead.")
-    wanted = [column for column in names.values() if column is not None]
-    if len(set(wanted)) != len(wanted):
-        raise ValueError(f"`qid`, `score`, `label`, `sample_weight`, `exclude` and `unjudged` must name different "
-                         f"columns. Got {names} instead.")
+    roles = _columns.resolve({"qid": qid, "score": score, "label": label, "sample_weight": sample_weight,
+                              "exclude": exclude, "unjudged": unjudged})
+    if roles["qid"] not in columns and roles["qid"] == index_name:  # the query id as the index
+        present = _columns.Roles({role: column for role, column in roles.items() if role != "qid"})
+    else:
+        present = roles
+    _columns.require_present(present, columns, where=None, source="`ddf`")
+    wanted = [column for _, column in roles.items()]
     on_index = qid not in columns
     frame = ddf[[column for column in wanted if column != qid or not on_index]]
 
@@ -181,7 +172,7 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         frame = frame.shuffle(qid)
         on_index = False
 
-    parts = [dask.delayed(_evaluate_partition, pure=True)(evaluation, partition, names, on_index)
+    parts = [dask.delayed(_evaluate_partition, pure=True)(evaluation, partition, roles, on_index)
              for partition in frame.to_delayed()]
     computed = dask.compute(*parts)
     parts = [part for part in computed if part is not None and not isinstance(part, str)]
@@ -199,41 +190,26 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         raise
 
 
-def _short(value, limit=60):
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-def _values(series):
-    """A pandas Series or Index as a NumPy array (nullable numbers: NaN for a missing value)."""
-    import pandas as pd
-
-    dtype = series.dtype
-    if isinstance(dtype, pd.api.extensions.ExtensionDtype) and getattr(dtype, "_is_numeric", False):
-        if series.isna().any():
-            return series.to_numpy(dtype=np.float64, na_value=np.nan)
-        numpy_dtype = getattr(dtype, "numpy_dtype", None)
-        return series.to_numpy(dtype=numpy_dtype) if numpy_dtype is not None else series.to_numpy()
-    return series.to_numpy()
-
-
 _EXCLUDED = "every candidate excluded"
 
 
-def _evaluate_partition(evaluation, frame, names, on_index):
+def _evaluate_partition(evaluation, frame, roles, on_index):
     """The PartialReport of one partition's rows (whole queries), or None for an empty partition."""
     if len(frame) == 0:
         return None
     if _ROW in frame.columns:
         frame = frame.iloc[np.argsort(frame[_ROW].to_numpy(), kind="stable")]
-    qid = _values(frame.index) if on_index else _values(frame[names["qid"]])
-    rows = {parameter: _values(frame[names[parameter]])
-            for parameter in ("sample_weight", "exclude", "unjudged") if names[parameter] is not None}
+    # checked by the column resolver as every tabular source is (after the shuffle a row number would
+    # mean nothing to the user, so messages name the column and the rule)
+    rows = {role: _columns.pandas_column(roles, role, frame.index if role == "qid" and on_index else frame[column],
+                                         nan_policy=evaluation.nan_policy)
+            for role, column in roles.items()}
+    label, score = rows.pop("label"), rows.pop("score")
     try:
-        return evaluation.part(_values(frame[names["label"]]), _values(frame[names["score"]]), qid=qid, **rows)
+        return evaluation.part(label, score, **rows)
     except ValueError as exc:
         if str(exc).startswith(_NAN_SCORE):
-            raise _nan_score_error(frame, qid, _values(frame[names["score"]]), rows.get("exclude")) from None
+            raise _nan_score_error(frame, rows["qid"], score, rows.get("exclude")) from None
         if str(exc) != ALL_EXCLUDED:
             raise
         return _EXCLUDED  # every candidate of these queries was excluded: they drop out, as in `evaluate`

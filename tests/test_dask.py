@@ -181,13 +181,16 @@ def test_skipped_queries_and_global_checks(client):
 
 
 @pytest.mark.parametrize("parameter, value", [("qid", "nope"), ("score", "Score"), ("label", "y"),
-                                              ("sample_weight", "w"), ("exclude", "mask"), ("unjudged", ["a"])])
+                                              ("sample_weight", "w"), ("exclude", "mask"), ("unjudged", "a")])
 def test_a_missing_column_is_named(parameter, value):
     ddf = dd.from_pandas(rows(1), npartitions=2, sort=False)
     kwargs = {"qid": "query", parameter: value}
     with pytest.raises(ValueError, match=rf"`{parameter}` must name a column of `ddf` \(its columns: \['query', "
                                          rf"'score'.*\]\)\. Got .* instead\."):
         skd.evaluate(ddf, **kwargs)
+    # a value that is not a column name at all (as evaluate_batches and spark.evaluate say)
+    with pytest.raises(TypeError, match=rf"`{parameter}` must be a column name \(str\). Got list instead."):
+        skd.evaluate(ddf, **{**kwargs, parameter: ["a"]})
 
 
 def test_bad_calls_are_refused():
