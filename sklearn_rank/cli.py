@@ -24,8 +24,7 @@ import numpy as np
 from ._conventions import CONVENTIONS, Default, normalise_convention, resolve as resolve_convention
 from ._inputs import GAINS, NAN_POLICIES, TIE_POLICIES
 from .io import TrecFormatError, evaluate_trec, read_qrels, read_run
-from .io._tables import (Table, TableFormatError, check_values, parquet_batches,  # noqa: F401 (Table, check_values)
-                         read_table, table_roles)
+from .io._tables import Table, TableFormatError, parquet_batches, read_table, table_roles  # noqa: F401 (Table)
 from .metrics import evaluate
 
 __all__ = ["main"]
