@@ -16,9 +16,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _engine
-from ._conventions import default_options, resolve as _resolve_convention
-from ._registry import base_spec, get_metric, with_k
+from .. import _engine
+from .._conventions import default_options, resolve as _resolve_convention
+from .._registry import base_spec, get_metric, with_k
 
 __all__ = ["HitsAtKCurveDisplay", "QueryComparisonDisplay", "RankDistributionDisplay"]
 
@@ -102,8 +102,8 @@ def _estimator_inputs(estimator, X, y, qid, caller):
     """
     from sklearn.utils.validation import check_is_fitted
 
-    from ._evaluator import RankingEvaluator, _check_features, _is_2d
-    from ._scorer import ranking_inputs
+    from .._evaluator import RankingEvaluator, _check_features, _is_2d
+    from .._scorer import ranking_inputs
 
     if isinstance(estimator, RankingEvaluator):
         estimator._check_is_fitted()
@@ -818,7 +818,7 @@ def _per_query(report, metric, label):
     elif metric in available:
         key = metric
     else:
-        from ._registry import _normalise
+        from .._registry import _normalise
 
         matches = [key for key in available if isinstance(key, str) and _normalise(key) == _normalise(metric)]
         if len(matches) != 1:
@@ -1051,7 +1051,7 @@ class QueryComparisonDisplay:
         display : QueryComparisonDisplay
             The display, drawn.
         """
-        from . import stats
+        from .. import stats
 
         _check_ax(ax, "QueryComparisonDisplay.from_reports")
         _choice(unpaired, "unpaired", _UNPAIRED)
