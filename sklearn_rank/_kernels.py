@@ -45,38 +45,56 @@ def _cumulative_discount(n):
 def ideal_dcg(query, gain, n_queries, k=None):
     """DCG of each query's gains in decreasing order (its ideal list), cut at ``k``.
 
-    ``query`` and ``gain`` list the positive gains of every query in any order. When the gains
-    take a few integer values (graded relevance, linear or exponential gain), they are counted
-    per query and value, and each value covers a run of positions whose discounts sum to a
-    difference of the cumulative table: no sort. Otherwise the gains are sorted by query and
-    decreasing gain.
+    ``query`` and ``gain`` list the positive gains of every query in any order. The equal gains of a
+    query fill a run of places of its ideal list, whose discounts sum to a difference of the
+    cumulative table (a run of one item: its own discount); a query's runs are added one after the
+    other, its largest gain first. A query's value so depends on its own gains only, not on the other
+    queries of the call: a relevance matrix ranked in chunks of rows, or queries split into parts,
+    give the numbers of all queries at once. The runs are counted per query and value when the gains
+    take a few integer values (graded relevance, linear or exponential gain): no sort; otherwise the
+    gains are sorted by query and decreasing gain.
     """
     if gain.size == 0:
         return np.zeros(n_queries)
+    runs = _integer_gain_runs(query, gain, n_queries)
+    if runs is None:
+        order = np.lexsort((-gain, query))
+        q, g = query[order], gain[order]
+        new = segment_starts(q)
+        new[1:] |= g[1:] != g[:-1]
+        first = np.flatnonzero(new)
+        runs = q[first], g[first], np.diff(np.append(first, q.size))
+    run_query, run_gain, run_count = runs
+    # the place of each run's first item in its query's ideal list (integers: exact)
+    before = np.cumsum(run_count) - run_count
+    start = before - before[_exclusive_first(run_query)]
+    end = start + run_count
     cut = np.inf if k is None else float(k)
-    if gain.max() <= 1 << 16:
-        whole = gain.astype(np.int64)
-        if np.array_equal(whole, gain):
-            histogram = np.bincount(whole)
-            values = np.flatnonzero(histogram)[::-1].astype(np.float64)  # decreasing
-            n_values = values.size
-            if n_queries * n_values <= 4 * gain.size + 4096:
-                # column of each gain value, the largest first
-                column = n_values - np.cumsum(histogram > 0)
-                counts = np.bincount(query * n_values + column[whole],
-                                     minlength=n_queries * n_values).reshape(n_queries, n_values)
-                end = np.cumsum(counts, axis=1)
-                table = _cumulative_discount(min(end[:, -1].max(), cut))
-                end_cut = np.minimum(end, cut).astype(np.int64)
-                start_cut = np.minimum(end - counts, cut).astype(np.int64)
-                return (table[end_cut] - table[start_cut]) @ values
-    order = np.lexsort((-gain, query))
-    q = query[order]
-    pos = np.arange(q.size) - _exclusive_first(q)
-    disc = 1.0 / np.log2(pos + 2.0)
-    if k is not None:
-        disc = np.where(pos < k, disc, 0.0)
-    return _segment_sum(q, gain[order] * disc, n_queries)
+    table = _cumulative_discount(min(int(end.max()), cut))
+    spread = table[np.minimum(end, cut).astype(np.int64)] - table[np.minimum(start, cut).astype(np.int64)]
+    single = run_count == 1
+    spread[single] = np.where(start[single] < cut, 1.0 / np.log2(start[single] + 2.0), 0.0)
+    # bincount adds each query's runs in their order, from zero
+    return np.bincount(run_query, weights=run_gain * spread, minlength=n_queries)
+
+
+def _integer_gain_runs(query, gain, n_queries):
+    """(query, gain, count) of each run of equal gains of a query, by query and decreasing gain, counted per
+    query and value; None unless the gains are a few integer values (the counts' table stays small)."""
+    if gain.max() > 1 << 16:
+        return None
+    whole = gain.astype(np.int64)
+    if not np.array_equal(whole, gain):
+        return None
+    histogram = np.bincount(whole)
+    values = np.flatnonzero(histogram)[::-1]  # decreasing
+    n_values = values.size
+    if n_queries * n_values > 4 * gain.size + 4096:
+        return None
+    column = n_values - np.cumsum(histogram > 0)  # column of each gain value, the largest first
+    counts = np.bincount(query * n_values + column[whole], minlength=n_queries * n_values)
+    cell = np.flatnonzero(counts)  # by query, then decreasing gain
+    return cell // n_values, values[cell % n_values].astype(np.float64), counts[cell]
 
 
 class ListKernels:
