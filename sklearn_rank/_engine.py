@@ -20,7 +20,7 @@ from ._inputs import (ALL_EXCLUDED, AP_DENOMINATORS, GAINS, MISSING, NAN_POLICIE
                       GroupedData, RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level,
                       prepare, prepare_namespace, weights_per_row)
 from ._kernels import ListKernels, NamespaceListKernels, NamespaceRankStats, RankDistribution, RankStats
-from ._ranks import GroupedStructure, LabelIndexStructure, NamespaceLabelIndex, Ranks
+from ._ranks import GroupedStructure, LabelIndexStructure, NamespaceLabelIndex, Ranks, matrix_chunk_rows
 from ._conventions import default_options, normalise_convention, resolve as resolve_convention
 from ._registry import DUAL_FAMILY, base_spec, get_metric, list_kernel, normalise_name, with_k
 from ._report import RankingReport, weighted_mean
@@ -79,12 +79,13 @@ class Plan:
              unjudged=None):
         data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged,
                                      self.relevance_level, self.gain, stable=self.ties == "ordinal",
-                                     ties=self.ties, targets=self.targets,
-                                     families=_needs(self.resolved),
-                                     unjudged=unjudged, nan_policy=self.nan_policy)
-        return partial_report(structure, data, self.resolved, ties=self.ties, no_relevant=self.no_relevant,
-                              targets=self.targets, ap_denominator=self.ap_denominator,
-                              no_relevant_for=self.no_relevant_for, relevance_level=self.relevance_level)
+                                     targets=self.targets, unjudged=unjudged, nan_policy=self.nan_policy)
+        options = dict(ties=self.ties, no_relevant=self.no_relevant, targets=self.targets,
+                       ap_denominator=self.ap_denominator, no_relevant_for=self.no_relevant_for,
+                       relevance_level=self.relevance_level)
+        if isinstance(structure, MatrixStructure):  # a chunk of rows at a time, then their values joined
+            return structure.partial_report(self.resolved, **options)
+        return partial_report(structure, data, self.resolved, **options)
 
     def reduce(self, parts, consume=False):
         """The report of ``parts``; with ``consume``, each part's per-query values are released as they are
@@ -134,7 +135,7 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
         data = prepare_namespace(xp, y_true, y_score, qid=qid, exclude=exclude, labels=labels, nan_policy=nan_policy)
         return _namespace_structure(data, level, "linear", True, None, targets, ("rank",)).ranks(targets)
     _, structure = _structure(y_true, y_score, qid, exclude, labels, None, None, level, "linear", stable=True,
-                              targets=targets, families=("rank",), nan_policy=nan_policy)
+                              targets=targets, nan_policy=nan_policy)
     return structure.ranks(targets)
 
 
@@ -259,19 +260,18 @@ def _extra_needs(resolved):
 
 
 def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, relevance_level, gain, stable,
-               ties=None, targets=None, families=("list", "rank"), unjudged=None, nan_policy="raise"):
+               targets=None, unjudged=None, nan_policy="raise"):
     """Validate, then build the rank structure; ``stable`` keeps input order among ties (ordinal ranks).
 
-    A large relevance matrix is ranked a block of queries at a time, keeping only what the metrics
-    need (``families`` under ``ties`` and ``targets``), so that memory follows the block, not the matrix.
+    A relevance matrix is ranked a chunk of whole rows at a time (:class:`MatrixStructure`), so that memory
+    follows the chunk, not the matrix; its data is returned as it is.
     """
     data = prepare(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
                    judged=judged, unjudged=unjudged, nan_policy=nan_policy)
     if isinstance(data, RelevanceMatrix):
         if gain == "exponential":
             check_exponential_gain(data.rel)
-        structure = MatrixStructure(data, relevance_level, gain, stable, ties, targets, families)
-        return structure.queries, structure
+        return data, MatrixStructure(data, relevance_level, gain, stable, targets)
     if isinstance(data, GroupedData):
         if gain == "exponential":
             check_exponential_gain(data.rel, data.judged_rel)
@@ -279,86 +279,71 @@ def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, rel
     return data, LabelIndexStructure(data, stable=stable)
 
 
-@dataclass
-class _Queries:
-    """The evaluated queries of a relevance matrix ranked in blocks (what the report needs of its data)."""
-
-    qid: np.ndarray
-    weight: np.ndarray | None
-    missing_judged = None
-
-    @property
-    def n_queries(self):
-        return len(self.qid)
-
-
 class MatrixStructure:
-    """The structure of a relevance matrix, built a block of queries at a time.
+    """A relevance matrix ranked a chunk of whole rows at a time.
 
-    Each block goes through :class:`GroupedStructure`; only its per-query facts, blocks and ranks
-    (a small share of the matrix for sparse relevance) are kept and joined, query codes shifted.
+    Each chunk goes through :class:`GroupedStructure` and is reduced at once to what is kept of it: its
+    per-query values (:meth:`partial_report`) or its targets' ranks (:meth:`ranks`). The tie blocks of a
+    chunk are as many as its relevant cells, several float64 arrays each: kept for the whole matrix, a
+    dense relevance matrix held over ten times the score matrix. The chunks are sized by
+    ``matrix_chunk_rows`` from the score matrix's size; their values are those of the whole matrix at
+    once (every per-query value is a function of the query's own rows).
     """
 
-    def __init__(self, matrix, relevance_level, gain, stable, ties, targets, families):
-        self.ties, self.targets = ties, targets
-        qids, weights, stats, binary, gain_blocks, ranks = [], [], [], [], [], []
-        items, judged = [], []
-        offset = 0
-        for lo, hi in matrix.row_blocks():
-            data = matrix.grouped(lo, hi)
-            if data is None:
-                continue
-            part = GroupedStructure(data, relevance_level, gain, stable=stable)
-            qids.append(data.qid)
-            weights.append(data.weight)
-            stats.append(_shift(part.query_stats(), offset, ("ideal_query",)))
-            if "list" in families:
-                b, g = part.blocks(ties)
-                binary.append(_shift(b, offset, ("query",)))
-                gain_blocks.append(binary[-1] if g is b else _shift(g, offset, ("query",)))
-            if "rank" in families:
-                ranks.append(_shift(part.ranks(targets), offset, ("query",)))
-            if "items" in families:
-                items.append(_shift(part.item_blocks(ties), offset, ("query",)))
-            if "judged" in families and matrix.unjudged is not None:
-                judged.append(_shift(part.judged_blocks(ties), offset, ("query",)))
-            offset += data.n_queries
-            del data, part
-        if not qids:
+    def __init__(self, matrix, relevance_level, gain, stable, targets):
+        self.matrix, self.relevance_level, self.gain, self.stable = matrix, relevance_level, gain, stable
+        self.targets = targets
+
+    def chunks(self):
+        """(data, structure) of each chunk of rows that keeps a candidate; query codes from 0 in each."""
+        from . import _inputs
+
+        matrix = self.matrix
+        n_queries, n_candidates = matrix.score.shape
+        step = matrix_chunk_rows(n_candidates, _inputs.MATRIX_CHUNK, matrix.score.nbytes)
+        for lo in range(0, n_queries, step):
+            data = matrix.grouped(lo, min(n_queries, lo + step))
+            if data is not None:
+                yield data, GroupedStructure(data, self.relevance_level, self.gain, stable=self.stable)
+
+    def partial_report(self, resolved, **options):
+        """The :class:`PartialReport` of the whole matrix, joined from those of its chunks."""
+        parts = [partial_report(structure, data, resolved, **options) for data, structure in self.chunks()]
+        if not parts:
             raise ValueError(ALL_EXCLUDED)
-        qid = np.concatenate(qids)
-        weight = None if matrix.weight is None else np.concatenate(weights)
-        self.queries = _Queries(qid, weight)
-        self._stats = _join(stats)
-        self._blocks = (_join(binary), _join(gain_blocks)) if binary else None
-        if ranks:
-            self._ranks = _join(ranks)
-            self._ranks.qid = qid
-        self._items = _join(items) if items else None
-        self._judged = _join(judged) if judged else None
-
-    def item_blocks(self, ties):
-        if ties != self.ties or self._items is None:
-            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
-        return self._items
-
-    def judged_blocks(self, ties):
-        if ties != self.ties:
-            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
-        return self._judged
-
-    def query_stats(self):
-        return self._stats
-
-    def blocks(self, ties):
-        if ties != self.ties or self._blocks is None:
-            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
-        return self._blocks
+        return _join_parts(parts)
 
     def ranks(self, targets):
-        if targets != self.targets or not hasattr(self, "_ranks"):
+        if targets != self.targets:
             raise RuntimeError(f"the matrix structure was built for targets={self.targets!r}")
-        return self._ranks
+        ranks, qids, offset = [], [], 0
+        for data, structure in self.chunks():
+            ranks.append(_shift(structure.ranks(targets), offset, ("query",)))
+            qids.append(data.qid)
+            offset += data.n_queries
+        if not ranks:
+            raise ValueError(ALL_EXCLUDED)
+        joined = _join(ranks)
+        joined.qid = np.concatenate(qids)
+        return joined
+
+
+def _join_parts(parts):
+    """One :class:`PartialReport` of the chunks' parts (consecutive rows of one matrix), in their order."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    join = np.concatenate
+    weight = None if first.weight is None else join([part.weight for part in parts])
+    values = {name: join([part.values[name] for part in parts]) for name in first.values}
+    ranks = None
+    if first.ranks is not None:
+        # the targets' query column indexes the part's queries: shifted by the queries of the parts before
+        offsets = np.cumsum([0] + [part.n_queries for part in parts[:-1]])
+        ranks = tuple(join([part.ranks[i] + offset if i == 4 else part.ranks[i]
+                            for part, offset in zip(parts, offsets)]) for i in range(len(first.ranks)))
+    return PartialReport(join([part.qid for part in parts]), join([part.has_relevant for part in parts]), weight,
+                         values, ranks, first.missing_qid, first.missing_has_relevant)
 
 
 def _shift(record, offset, fields):

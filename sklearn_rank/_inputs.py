@@ -475,14 +475,9 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=
         raise ValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
                          "Got it with the relevance-matrix layout instead.")
     unjudged_mask = None if unjudged is None else _mask(unjudged, score.shape, "unjudged")
-    matrix = RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight, unjudged=unjudged_mask,
-                             nan_policy=nan_policy)
-    if score.size <= MATRIX_CHUNK:
-        data = matrix.grouped(0, n_queries)
-        if data is None:
-            raise ValueError(ALL_EXCLUDED)
-        return data
-    return matrix
+    # whatever its size: the engine ranks it a chunk of rows at a time (a small one in one chunk)
+    return RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight, unjudged=unjudged_mask,
+                           nan_policy=nan_policy)
 
 
 def _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy):

@@ -37,6 +37,27 @@ from ._inputs import GroupedData, nan_message
 # no faster).
 _CHUNK_ELEMENTS = 1 << 17
 
+# Bytes of temporaries per entry of a chunk of a relevance matrix ranked as grouped rows (float64 copies
+# of its scores and grades, query codes, the sort order, the tie blocks of a dense chunk, the blocks of
+# a tie policy): 150-200 measured with three cells in four relevant under every policy, list metrics and
+# rank statistics (issue 21); ERR's per-item records add up to 150 more.
+MATRIX_ENTRY_BYTES = 200
+# Entries of the smallest chunk (its temporaries a few MB): the per-chunk costs of a small matrix stay small.
+MATRIX_MIN_ENTRIES = 1 << 14
+
+
+def matrix_chunk_rows(n_columns, entries, score_nbytes=None, entry_bytes=MATRIX_ENTRY_BYTES):
+    """Whole rows of a matrix processed at once: about ``entries`` entries (at least one row).
+
+    With ``score_nbytes`` (the size of the score matrix), fewer when the chunk's temporaries,
+    ``entry_bytes`` per entry, would outgrow the score matrix itself (down to ``MATRIX_MIN_ENTRIES``
+    entries): then the peak memory of a matrix processed chunk by chunk stays a small multiple of its
+    scores, whatever the matrix's size and the share of relevant cells.
+    """
+    if score_nbytes is not None:
+        entries = min(entries, max(MATRIX_MIN_ENTRIES, int(score_nbytes) // entry_bytes))
+    return max(1, int(entries) // max(int(n_columns), 1))
+
 
 @dataclass
 class Blocks:
@@ -886,7 +907,7 @@ class NamespaceMatrix:
         n_q, n_c = data.score.shape
         # a sorted chunk holds about a dozen float64 and int64 matrices (orders, tie blocks, cumulative
         # counts, the blocks of a tie policy): an eighth of the label index's chunk
-        step = max(1, namespace_chunk(data.device) // (8 * n_c))
+        step = matrix_chunk_rows(n_c, namespace_chunk(data.device) // 8)
         for lo in range(0, n_q, step):
             hi = min(n_q, lo + step)
             score = data.score[lo:hi, ...]
