@@ -737,7 +737,7 @@ def test_evaluate_says_how_many_judged_queries_had_no_retrieved_document(tmp_pat
         return RankingReport({"map": 0.5}, {"qid": np.array(["q1", "q2"]), "map": np.array([0.5, 0.5])}, n_queries,
                              0, {}, n_missing=3)
 
-    monkeypatch.setattr(cli, "evaluate_trec", fake_evaluate_trec)
+    monkeypatch.setattr(cli._evaluate, "evaluate_trec", fake_evaluate_trec)  # where the subcommand uses it
     code, out, err = run_main(capsys, "evaluate", qrels, run, "-m", "map")
     assert code == 0, err
     assert "3 judged queries without any retrieved document skipped" in out and "--missing zero" in out
@@ -771,7 +771,7 @@ def test_programming_errors_are_not_reported_as_bad_input(tmp_path, capsys, monk
     def buggy(*args, **kwargs):
         return None + 1
 
-    monkeypatch.setattr(cli, "evaluate_trec", buggy)
+    monkeypatch.setattr(cli._evaluate, "evaluate_trec", buggy)  # where the subcommand uses it
     with pytest.raises(TypeError, match="unsupported operand"):
         cli.main(["evaluate", str(qrels), str(run)])
     # the package's own input errors (a `raise` of its validation) still give exit 2 and one line
@@ -780,7 +780,7 @@ def test_programming_errors_are_not_reported_as_bad_input(tmp_path, capsys, monk
     def mixed_query_ids(y_true, y_score, *, qid, **kwargs):
         return real_evaluate(y_true, y_score, qid=np.array([1, "u"], dtype=object), **kwargs)
 
-    monkeypatch.setattr(cli, "evaluate", mixed_query_ids)
+    monkeypatch.setattr(cli._evaluate, "evaluate", mixed_query_ids)
     _expect_main_error(run_main(capsys, "evaluate", table, *TABLE_ARGS), "`qid`", "instead")
 
 
@@ -823,7 +823,7 @@ def _grouped_parquet(path, *, shuffled=False, seed=0):
 def test_evaluate_stream_equals_the_table_reader(tmp_path, capsys, monkeypatch):
     import sklearn_rank.cli as cli
 
-    monkeypatch.setattr(cli, "_STREAM_BATCH_ROWS", 7)  # queries split across batches
+    monkeypatch.setattr(cli._evaluate, "_STREAM_BATCH_ROWS", 7)  # queries split across batches
     table = _grouped_parquet(tmp_path / "t.parquet")  # NaN scores written as nulls
     args = (*TABLE_ARGS, "--exclude-col", "excl", "--nan-policy", "omit", "-m", "mrr", "map", "ndcg@5", "mr",
             "--format", "json", "-q")

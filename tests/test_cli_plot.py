@@ -38,7 +38,8 @@ def figures(monkeypatch):
         saved.append(figure)
         original(figure, path)
 
-    monkeypatch.setattr(cli, "_save_figure", keep)
+    for module in (cli._evaluate, cli._compare):  # the subcommands that save these figures
+        monkeypatch.setattr(module, "_save_figure", keep)
     return saved
 
 
