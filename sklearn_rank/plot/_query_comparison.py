@@ -11,7 +11,6 @@ from .._conventions import resolve as _resolve_convention
 from .._registry import get_metric
 from ._base import _axes, _check_ax, _choice, _name
 
-_UNPAIRED = ("raise", "drop")
 # Colours of the outcomes of a query in the comparison: A better, tie, B better.
 _OUTCOME_COLORS = ("tab:blue", "tab:gray", "tab:orange")
 
@@ -263,21 +262,16 @@ class QueryComparisonDisplay:
             The display, drawn.
         """
         from .. import stats
+        from ..stats._pairing import UNPAIRED_POLICIES, pair_by_qid
 
         _check_ax(ax, "QueryComparisonDisplay.from_reports")
-        _choice(unpaired, "unpaired", _UNPAIRED)
+        _choice(unpaired, "unpaired", UNPAIRED_POLICIES)
         key_a, qid_a, values_a = _per_query(report_a, metric, "report_a")
         key_b, qid_b, values_b = _per_query(report_b, key_a if metric is None else metric, "report_b")
         spec = _same_metric(report_a, key_a, report_b, key_b)
-        shared, index_a, index_b = np.intersect1d(qid_a, qid_b, assume_unique=True, return_indices=True)
-        n_unpaired_a, n_unpaired_b = qid_a.size - shared.size, qid_b.size - shared.size
-        if (n_unpaired_a or n_unpaired_b) and unpaired == "raise":
-            only_a = np.setdiff1d(qid_a, shared, assume_unique=True)[:5].tolist()
-            only_b = np.setdiff1d(qid_b, shared, assume_unique=True)[:5].tolist()
-            raise ValueError("`report_a` and `report_b` must hold the same queries to be paired by query id "
-                             "(unpaired='drop' leaves out the others). Got "
-                             f"{n_unpaired_a} query ids only in report_a {only_a} and {n_unpaired_b} only in "
-                             f"report_b {only_b} instead.")
+        shared, index_a, index_b, only_a, only_b = pair_by_qid(qid_a, qid_b, unpaired=unpaired, label_a="report_a",
+                                                               label_b="report_b")
+        n_unpaired_a, n_unpaired_b = only_a.size, only_b.size
         x, y = values_a[index_a], values_b[index_b]
         defined = ~(np.isnan(x) | np.isnan(y))
         shared, x, y = shared[defined], x[defined], y[defined]

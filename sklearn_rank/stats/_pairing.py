@@ -8,6 +8,48 @@ from ._validation import _as_values, _format_choices, _is_report, _preview, _war
 
 # the tests that rank the values: no weighted form
 _RANK_TESTS = ("wilcoxon", "mannwhitneyu")
+# what pair_by_qid does with a query id found in one report only
+UNPAIRED_POLICIES = ("raise", "drop")
+
+
+def pair_by_qid(qid_a, qid_b, *, unpaired="drop", label_a="a", label_b="b"):
+    """Pair two reports by query id: the ids in both, where they are in each report, and the ids in one only.
+
+    For use inside the package, not part of the public API: the one pairing of reports by query id, for the
+    paired tests of :mod:`sklearn_rank.stats` (which leave out the unpaired queries with a warning) and for
+    :class:`sklearn_rank.plot.QueryComparisonDisplay` (which refuses them or leaves them out).
+
+    Parameters
+    ----------
+    qid_a, qid_b : ndarray of shape (n_a,) and (n_b,)
+        Query ids of the two reports, each id once (the callers check it, each with its own message).
+    unpaired : {"raise", "drop"}, default="drop"
+        Query ids found in one report only: a ``ValueError`` that names them, or left out (returned in
+        ``only_a`` and ``only_b``, for the caller to count or warn about).
+    label_a, label_b : str, default="a", "b"
+        Names of the two reports in the error.
+
+    Returns
+    -------
+    shared : ndarray of shape (n_shared,)
+        The query ids in both reports, sorted.
+    index_a, index_b : ndarray of shape (n_shared,)
+        Where each id of ``shared`` is in ``qid_a`` and in ``qid_b``.
+    only_a, only_b : ndarray
+        The query ids only in ``qid_a`` (only in ``qid_b``), sorted.
+    """
+    if unpaired not in UNPAIRED_POLICIES:
+        raise ValueError(f"`unpaired` must be one of {_format_choices(list(UNPAIRED_POLICIES))}. "
+                         f"Got {unpaired!r} instead.")
+    shared, index_a, index_b = np.intersect1d(qid_a, qid_b, assume_unique=True, return_indices=True)
+    only_a = np.setdiff1d(qid_a, shared, assume_unique=True) if qid_a.size > shared.size else qid_a[:0]
+    only_b = np.setdiff1d(qid_b, shared, assume_unique=True) if qid_b.size > shared.size else qid_b[:0]
+    if (only_a.size or only_b.size) and unpaired == "raise":
+        raise ValueError(f"`{label_a}` and `{label_b}` must hold the same queries to be paired by query id "
+                         "(unpaired='drop' leaves out the others). Got "
+                         f"{only_a.size} query ids only in {label_a} {only_a[:5].tolist()} and {only_b.size} only in "
+                         f"{label_b} {only_b[:5].tolist()} instead.")
+    return shared, index_a, index_b, only_a, only_b
 
 
 def _report_values(report, metric, name):
@@ -111,15 +153,13 @@ def _align_by_qid(qid_a, values_a, qid_b, values_b, label_a, label_b):
         if unique.size != qid.size:
             raise ValueError(f"`{label}` lists some query ids more than once, so it cannot be aligned. "
                              f"Got repeated query ids {_preview(unique[counts > 1])} instead.")
-    shared, index_a, index_b = np.intersect1d(qid_a, qid_b, assume_unique=True, return_indices=True)
-    n_unpaired_a, n_unpaired_b = qid_a.size - shared.size, qid_b.size - shared.size
+    shared, index_a, index_b, only_a, only_b = pair_by_qid(qid_a, qid_b, unpaired="drop")
+    n_unpaired_a, n_unpaired_b = only_a.size, only_b.size
     if shared.size < 2:
         raise ValueError(f"A paired test aligns reports by query id and needs at least two queries found in both "
                          f"`{label_a}` and `{label_b}`; pass paired=False to compare them as independent samples. "
                          f"Got {shared.size} shared query ids ({qid_a.size} and {qid_b.size} queries) instead.")
     if n_unpaired_a or n_unpaired_b:
-        only_a = np.setdiff1d(qid_a, shared, assume_unique=True)
-        only_b = np.setdiff1d(qid_b, shared, assume_unique=True)
         _warn(f"`{label_a}` and `{label_b}` share {shared.size} query ids: the paired test uses those and "
               f"leaves out {n_unpaired_a} query ids only in `{label_a}` {_preview(only_a)} and "
               f"{n_unpaired_b} only in `{label_b}` {_preview(only_b)}.", UnpairedQueriesWarning)
