@@ -92,16 +92,13 @@ def _trec_figure(args, qrels, run):
     documents retrieved."""
     from .._engine import compute_ranks
     from ..io import Run
-    from ..io._trec_eval import _lookup_relevance
-    from ..io._trec_keys import _trec_order
+    from ..io._trec_eval import join_run
     from ..plot import DEFAULT_MAX_K, HitsAtKCurveDisplay, RankDistributionDisplay
 
     ties = _trec_ties(args)
-    judged = np.isin(run.qid, qrels.qid)
-    order = _trec_order(run) if ties == "trec" else np.argsort(run.qid, kind="stable")
-    order = order[judged[order]]
-    qid, docno, score = run.qid[order], run.docno[order], run.score[order]
-    y_true = _lookup_relevance(qrels, np.maximum(qrels.relevance, 0).astype(np.float64), qid, docno)
+    # evaluate_trec's join: the rows its engine ranks (judged queries; trec_eval's order under ties="trec")
+    rows = join_run(qrels, run, trec_ties=ties == "trec")
+    y_true, score, qid = rows.y_true, rows.score, rows.qid
     figure, (left, right) = _new_figure(2)
     engine_ties = "ordinal" if ties == "trec" else ties
     rank_ties = "ordinal" if ties == "trec" else _rank_ties(engine_ties)

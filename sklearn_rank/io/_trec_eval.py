@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import _engine
@@ -100,6 +102,52 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     # which trec_eval reads as "in the pool but unjudged") from judged non-relevant ones.
     with_unjudged = any(spec.base in ("bpref", "judged") for _, spec, _ in resolved)
 
+    rows = join_run(qrels, run, trec_ties=trec_ties, with_unjudged=with_unjudged)
+    uniques, run_uniques = rows.qid_names, rows.run_qid_names
+    # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
+    report = _engine.evaluate(rows.y_true, rows.score, metrics=metrics, qid=rows.qid, ties=engine_ties,
+                              relevance_level=relevance_level, gain=gain, judged=rows.judged,
+                              # left to the engine's reading of the preset (its per-metric exceptions)
+                              no_relevant=_D["no_relevant"],
+                              missing=missing, ap_denominator=ap_denominator, convention=convention,
+                              report_params=dict(ties=ties), unjudged=rows.unjudged)
+    del rows
+    if uniques is not None:
+        codes = report.per_query["qid"]
+        # the run's ids keep their own dtype unless judged queries absent from the run were added
+        if run_uniques is not None and not (codes >= run_uniques.size).any():
+            uniques = run_uniques
+        names = uniques[codes]
+        # codes of judged queries absent from the run follow the run's: list the queries by id again
+        by_name = np.argsort(names, kind="stable")
+        report.per_query = {key: values[by_name] for key, values in report.per_query.items()}
+        report.per_query["qid"] = names[by_name]
+    return report
+
+
+@dataclass
+class JoinedRun:
+    """The rows of a run that :func:`evaluate_trec` gives the engine (see :func:`join_run`)."""
+
+    y_true: np.ndarray               # each row's judged level; 0 when unjudged or negative
+    score: np.ndarray
+    qid: np.ndarray                  # query ids, or integer codes when ``qid_names`` is not None
+    judged: tuple                    # (query, level) of the judgements: the engine's ``judged=``
+    unjudged: np.ndarray | None      # with_unjudged: rows absent from the qrels or judged negative
+    qid_names: np.ndarray | None     # the query id of each code (judged queries the run lacks after the run's)
+    run_qid_names: np.ndarray | None  # the run's query ids (their own dtype), the first codes' ids, or None
+
+
+def join_run(qrels, run, *, trec_ties, with_unjudged=False):
+    """The rows of ``run`` that :func:`evaluate_trec` evaluates, joined with ``qrels``: what the engine gets.
+
+    The run keeps its queries that have judgements, grouped by query, each in trec_eval's order
+    (decreasing score, then decreasing docno) when ``trec_ties``, else in the run's order. With
+    ``with_unjudged`` (bpref, judged@k), ``unjudged`` flags the rows without a judgement or with a
+    negative one, and ``judged`` leaves out the negative levels of the run's queries.
+
+    Raises a ValueError when the run and the qrels have no query in common.
+    """
     # Strings held as objects (a few very long ones): integer codes in the same order stand in for them.
     judgements, ranking, uniques = qrels, run, None
     coded = _coded(qrels, run)
@@ -148,25 +196,7 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
         run_queries = np.unique(r_qid)
         keep = (judgements.relevance >= 0) | ~np.isin(judged[0], run_queries)
         judged = (judged[0][keep], judged[1][keep])
-    del order, judgements, ranking
-    # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
-    report = _engine.evaluate(y_true, r_score, metrics=metrics, qid=r_qid, ties=engine_ties,
-                              relevance_level=relevance_level, gain=gain, judged=judged,
-                              # left to the engine's reading of the preset (its per-metric exceptions)
-                              no_relevant=_D["no_relevant"],
-                              missing=missing, ap_denominator=ap_denominator, convention=convention,
-                              report_params=dict(ties=ties), unjudged=unjudged)
-    if uniques is not None:
-        codes = report.per_query["qid"]
-        # the run's ids keep their own dtype unless judged queries absent from the run were added
-        if run_uniques is not None and not (codes >= run_uniques.size).any():
-            uniques = run_uniques
-        names = uniques[codes]
-        # codes of judged queries absent from the run follow the run's: list the queries by id again
-        by_name = np.argsort(names, kind="stable")
-        report.per_query = {key: values[by_name] for key, values in report.per_query.items()}
-        report.per_query["qid"] = names[by_name]
-    return report
+    return JoinedRun(y_true, r_score, r_qid, judged, unjudged, uniques, run_uniques)
 
 
 def _coded(qrels, run):
