@@ -619,14 +619,7 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
     # ---- the metric ---------------------------------------------------------------------------
 
     def _report(self, X, y, qid, sample_weight, metrics):
-        self._check_is_fitted()
-        if _is_2d(X):
-            _check_features(self, X, reset=False)
-        query, X_inner = self._split_query(X, qid)
-        params = self._metric_params()
-        inputs = ranking_inputs(self.estimator_, X_inner, y, query, allow_single_query=self.qid is None,
-                                missing_qid_message=lambda: self._missing_qid(X),
-                                relevance_level=params.get("relevance_level"))
+        query, inputs, params = evaluator_inputs(self, X, y, qid)
         self._check_scored_queries(query, inputs)
         return engine_evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **params)
 
@@ -737,6 +730,44 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
                 .add(estimator=self.estimator, method_mapping=MethodMapping().add(caller="fit", callee="fit")))
 
     # Estimator tags (the wrapped estimator's, poor_score for regressors): EvaluatorTagsMixin.
+
+
+def evaluator_inputs(evaluator, X, y, qid):
+    """The engine's inputs for a fitted RankingEvaluator's scores of X, and its metric options.
+
+    For use inside the package, not part of the public API: what ``RankingEvaluator.score`` and
+    ``evaluate`` compute on, and what the Displays' ``from_estimator`` (:mod:`sklearn_rank.plot`)
+    draw, read the evaluator's query ids, features and options in this one place.
+
+    Parameters
+    ----------
+    evaluator : RankingEvaluator
+        A fitted evaluator (``NotFittedError`` otherwise).
+    X : array-like or DataFrame of shape (n_rows, n_features)
+        Data, possibly with the evaluator's query-id column (left out of what the wrapped estimator sees).
+    y : array-like of shape (n_rows,) or (n_rows, n_labels)
+        Relevance per row, class labels, or a relevance matrix.
+    qid : array-like of shape (n_rows,) or None
+        Query ids; they win over the query-id column of X.
+
+    Returns
+    -------
+    query : ndarray of shape (n_rows,) or None
+        The query ids read (None: none given, none in X).
+    inputs : dict
+        Keyword arguments of the engine: ``y_true``, ``y_score`` and ``qid`` or ``labels``.
+    options : dict
+        The evaluator's metric options (``ties``, ``gain``, ..., ``relevance_level``, ``convention``).
+    """
+    evaluator._check_is_fitted()
+    if _is_2d(X):
+        _check_features(evaluator, X, reset=False)
+    query, X_inner = evaluator._split_query(X, qid)
+    options = evaluator._metric_params()
+    inputs = ranking_inputs(evaluator.estimator_, X_inner, y, query, allow_single_query=evaluator.qid is None,
+                            missing_qid_message=lambda: evaluator._missing_qid(X),
+                            relevance_level=options.get("relevance_level"))
+    return query, inputs, options
 
 
 def _distinct_queries(query, n_rows):

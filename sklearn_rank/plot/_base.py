@@ -81,18 +81,11 @@ def _estimator_inputs(estimator, X, y, qid, caller):
     """
     from sklearn.utils.validation import check_is_fitted
 
-    from .._evaluator import RankingEvaluator, _check_features, _is_2d
+    from .._evaluator import RankingEvaluator, evaluator_inputs
     from .._scorer import ranking_inputs
 
     if isinstance(estimator, RankingEvaluator):
-        estimator._check_is_fitted()
-        if _is_2d(X):
-            _check_features(estimator, X, reset=False)
-        query, X_inner = estimator._split_query(X, qid)
-        options = estimator._metric_params()
-        inputs = ranking_inputs(estimator.estimator_, X_inner, y, query, allow_single_query=estimator.qid is None,
-                                missing_qid_message=lambda: estimator._missing_qid(X),
-                                relevance_level=options.get("relevance_level"))
+        _, inputs, options = evaluator_inputs(estimator, X, y, qid)
         return inputs, options
     if not hasattr(estimator, "fit"):
         raise TypeError(f"`estimator` must be a fitted scikit-learn estimator. Got {type(estimator).__name__} "
@@ -108,8 +101,10 @@ def _estimator_inputs(estimator, X, y, qid, caller):
 
 def _estimator_name(estimator):
     """The legend's default name: the class of the estimator (of the wrapped one, for a RankingEvaluator)."""
+    from .._evaluator import RankingEvaluator
+
     inner = getattr(estimator, "estimator_", None)
-    return type(inner if inner is not None and hasattr(estimator, "_split_query") else estimator).__name__
+    return type(inner if inner is not None and isinstance(estimator, RankingEvaluator) else estimator).__name__
 
 
 def _merge(options, **explicit):
