@@ -219,6 +219,8 @@ class _Stream:
             else:
                 data[parameter] = _columns.pandas_column(self.roles, parameter, batch[column],
                                                          nan_policy=self.evaluation.nan_policy, where=where)
+        _columns.check_rows(self.roles, data["score"], data["label"], data.get("exclude"), where=where,
+                            nan_policy=self.evaluation.nan_policy)
         return data
 
     def _check_qid_type(self, values, index):

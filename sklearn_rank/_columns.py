@@ -23,12 +23,19 @@ keyword) and the column, and say where (file and line, row, batch and row, or qu
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 ROLES = ("qid", "score", "label", "sample_weight", "exclude", "unjudged")
 FLAG_ROLES = ("exclude", "unjudged")
 ID_ROLES = ("qid", "group")  # "group": the command line's `compare --group`
 NUMBER_ROLES = ("score", "label", "sample_weight")
+# What a text cell holds for a missing value: pandas' default `na_values` (which covers R's NA), so that a
+# table written by pandas or R with missing values is refused (or its scores read as NaN), never read
+# as a query named "NA".
+MISSING_WORDS = frozenset(["", "NA", "N/A", "n/a", "#N/A", "#N/A N/A", "#NA", "<NA>", "NULL", "null", "None", "NaN",
+                           "nan", "-NaN", "-nan", "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN"])
 # true/false flags written as text (CSV cells, string columns)
 FLAG_WORDS = {"1": True, "true": True, "yes": True, "1.0": True, "0": False, "false": False, "no": False, "0.0": False}
 
@@ -161,9 +168,14 @@ def check(roles, role, values, *, missing=None, nan_policy="raise", where=None):
     def at(i):
         return _at(where, i)
 
-    kind = values.dtype.kind
-    if missing is not None and missing.any():
-        if role == "score" and nan_policy == "omit" and kind in "iufb":
+    kind, original = values.dtype.kind, values
+    if kind == "O" and role in NUMBER_ROLES:  # Python numbers (Decimal included) in an object column
+        values = _object_numbers(values, missing)
+        kind = values.dtype.kind if values is not None else "O"
+    if missing is not None and missing.any() and values is not None:
+        if role == "score" and kind in "iufb":
+            # a missing score is a NaN score: check_rows refuses it on a row that is not excluded, unless
+            # nan_policy="omit" (pandas writes NaN as a null or an empty cell)
             return _nan_where(roles, values, missing, where)
         raise missing_error(roles, role, at(int(np.argmax(missing))), nan_policy=nan_policy)
     if role in ID_ROLES:
@@ -201,17 +213,53 @@ def check(roles, role, values, *, missing=None, nan_policy="raise", where=None):
             return flags(roles, role, values, where)
         raise type_error(roles, role, at(None), f"values of type {values.dtype}")
     allowed = "iufb" if role in ("score", "label") else "iuf"
+    if values is None:  # an object column holding something that is not a number
+        i = _first_not_number(original, missing)
+        raise type_error(roles, role, at(i), f"text ({short(original[i])})" if isinstance(original[i], str)
+                         else f"{type(original[i]).__name__} {short(original[i])}")
     if kind not in allowed:
-        if kind in "OUS" and values.size:
-            i = next((i for i, v in enumerate(values) if not isinstance(v, (int, float, np.number))), 0)
-            raise type_error(roles, role, at(i), f"text ({short(values[i])})")
+        if kind in "US" and values.size:
+            raise type_error(roles, role, at(0), f"text ({short(values[0])})")
         raise type_error(roles, role, at(None), f"values of type {values.dtype}")
     return values
 
 
+def _is_number(value):
+    return isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, complex)
+
+
+def _first_not_number(values, missing):
+    return next(i for i, v in enumerate(values) if not _is_number(v) and (missing is None or not missing[i]))
+
+
+def _object_numbers(values, missing):
+    """An object column of Python numbers as float64 (integers as int64 or uint64 when they fit: exact),
+    or None when some value that is not missing is not a number."""
+    present = values if missing is None else values[~missing]
+    if not all(_is_number(v) for v in present):
+        return None
+    if all(isinstance(v, (int, np.integer)) for v in present):
+        for dtype in (np.int64, np.uint64):
+            try:
+                out = np.zeros(values.size, dtype=dtype)
+                out[~missing if missing is not None else slice(None)] = np.array(list(present), dtype=dtype)
+                return out
+            except OverflowError:
+                continue
+    out = np.zeros(values.size, dtype=np.float64)
+    out[~missing if missing is not None else slice(None)] = [float(v) for v in present]
+    return out
+
+
 def flags(roles, role, words, where=None):
-    """Text flags (1/0, true/false, yes/no, any case) as booleans."""
-    values = [FLAG_WORDS.get(word.strip().lower()) if isinstance(word, str) else None for word in words]
+    """Text flags (1/0, true/false, yes/no, any case), or Python booleans and 0/1 in an object column, as
+    booleans."""
+    missing = [isinstance(word, str) and word.strip() in MISSING_WORDS for word in words]
+    if any(missing):
+        raise missing_error(roles, role, _at(where, missing.index(True)), short(words[missing.index(True)]))
+    values = [FLAG_WORDS.get(word.strip().lower()) if isinstance(word, str) else
+              bool(word) if isinstance(word, (bool, np.bool_)) or (_is_number(word) and word in (0, 1)) else None
+              for word in words]
     if None in values:
         i = values.index(None)
         raise type_error(roles, role, _at(where, i), f"{short(words[i])} (write 1/0, true/false or yes/no)")
@@ -240,6 +288,67 @@ def _nan_where(roles, values, missing, where):
     return out
 
 
+def check_rows(roles, score, label, exclude=None, *, where=None, nan_policy="raise"):
+    """Refuse, with ``where(row)`` (file and line, row, batch and row, or query id), what the engine would
+    refuse without a location: a NaN score on a row that is not excluded (under ``nan_policy="omit"``: on a
+    relevant row), a label that is not finite or negative, an excluded relevant row."""
+    problems = []
+    keep = None if exclude is None else ~exclude
+    if score.dtype.kind == "f":
+        bad = np.isnan(score) if keep is None else keep & np.isnan(score)
+        if nan_policy == "omit":
+            bad &= label > 0
+            if bad.any():
+                i = int(np.argmax(bad))
+                problems.append((i, f"{roles.subject('score')} must not be NaN or missing on a relevant row "
+                                    f"({_omit(roles)} removes NaN-scored rows, and the filtered "
+                                    f"protocol removes other known answers only). Got nan with relevance {label[i].item()!r} "
+                                    "instead."))
+        elif bad.any():
+            i = int(np.argmax(bad))
+            problems.append((i, f"{roles.subject('score')} must hold numbers, not NaN or missing values (a null "
+                                f"or an empty cell reads as NaN, and NaN does not rank; {_omit(roles)} removes "
+                                "NaN-scored rows). Got NaN or a missing value instead."))
+    bad = ~np.isfinite(label)
+    if bad.any():
+        i = int(np.argmax(bad))
+        problems.append((i, f"{roles.subject('label')} must hold finite relevance values. "
+                            f"Got {label[i].item()!r} instead."))
+    bad = label < 0
+    if bad.any():
+        i = int(np.argmax(bad))
+        problems.append((i, f"{roles.subject('label')} must hold non-negative relevance values. "
+                            f"Got {label[i].item()!r} instead."))
+    if exclude is not None:
+        bad = exclude & (label > 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            problems.append((i, f"{roles.subject('exclude')} must not exclude a relevant "
+                                f"row (the filtered protocol removes other known answers only). Got an excluded row "
+                                f"with relevance {label[i].item()!r} instead."))
+    if problems:
+        i, message = min(problems, key=lambda problem: problem[0])
+        location = _at(where, i)
+        raise roles.value_error(f"{location}: {message}" if location else message)
+
+
+def by_query(qid, rows=None, source=None):
+    """``where`` for the rows of a source whose row numbers mean nothing to the user (a shuffled
+    partition, a chunk): the query id, and the source's own row where it is known."""
+    def where(i):
+        if i is None:
+            return None
+        value = qid[i]
+        text = f"qid {value.item() if isinstance(value, np.generic) else value!r}"
+        return text if rows is None else f"{text}, row {int(rows[i])} of {source}"
+    return where
+
+
+def _omit(roles):
+    """How the caller asks for NaN-scored rows to be removed."""
+    return "--nan-policy omit" if roles.flags else "nan_policy='omit'"
+
+
 # ------------------------------------------------------------------------------------------------
 # Arrow arrays and pandas Series as NumPy values and a missing mask
 # ------------------------------------------------------------------------------------------------
@@ -260,13 +369,16 @@ def arrow_column(roles, role, array, *, nan_policy="raise", where=None):
     kind = array.type
     if pa.types.is_nested(kind) or pa.types.is_map(kind):
         raise type_error(roles, role, _at(where, None), f"the Arrow type {kind} (one plain value per row is needed)")
+    if pa.types.is_null(kind):  # every value missing (or none: an empty batch)
+        return check(roles, role, np.zeros(len(array), dtype=np.float64), missing=np.ones(len(array), dtype=bool),
+                     nan_policy=nan_policy, where=where)
     if pa.types.is_decimal(kind):
-        array = array.cast(pa.float64())
+        array = _decimals(roles, role, array, where)
         kind = array.type
     elif pa.types.is_temporal(kind):
         if role != "score":
             raise type_error(roles, role, _at(where, None), f"the Arrow type {kind}")
-        array = array.cast(pa.int64())  # times rank as their integer ticks
+        array = array.view(pa.int32() if kind.bit_width == 32 else pa.int64())  # times rank as their ticks
         kind = array.type
     text = pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind)
     if text and role in NUMBER_ROLES:
@@ -280,12 +392,27 @@ def arrow_column(roles, role, array, *, nan_policy="raise", where=None):
                                offset=array.offset * dtype.itemsize)
     elif pa.types.is_boolean(kind):
         values = _bits(array.buffers()[1], array.offset, len(array))
-    elif pa.types.is_null(kind):  # every value missing (or none: an empty batch)
-        values = np.zeros(len(array), dtype=np.float64)
-        missing = np.ones(len(array), dtype=bool)
     else:
         values = array.to_numpy(zero_copy_only=False)
     return check(roles, role, values, missing=missing, nan_policy=nan_policy, where=where)
+
+
+def _decimals(roles, role, array, where):
+    """Whole decimals as int64 (exact, beyond 2**53 too); beyond the int64 range an error for scores and
+    ids, which must be exact. Fractional decimals as float64 (16 significant digits), never as ids."""
+    import pyarrow as pa
+
+    if array.type.scale == 0:
+        try:
+            return array.cast(pa.int64())  # a checked cast
+        except pa.ArrowInvalid:
+            if role in ID_ROLES or role == "score":  # as floats, distinct values would tie
+                raise type_error(roles, role, _at(where, None), f"whole decimals beyond the int64 range, which "
+                                                                f"cannot be ranked or matched exactly (the Arrow "
+                                                                f"type {array.type})") from None
+    elif role in ID_ROLES:
+        raise type_error(roles, role, _at(where, None), f"fractional decimals (the Arrow type {array.type})")
+    return array.cast(pa.float64())
 
 
 def pandas_column(roles, role, series, *, nan_policy="raise", where=None):

@@ -200,35 +200,17 @@ def _evaluate_partition(evaluation, frame, roles, on_index):
     if _ROW in frame.columns:
         frame = frame.iloc[np.argsort(frame[_ROW].to_numpy(), kind="stable")]
     # checked by the column resolver as every tabular source is (after the shuffle a row number would
-    # mean nothing to the user, so messages name the column and the rule)
+    # mean nothing to the user: messages name the query id)
     rows = {role: _columns.pandas_column(roles, role, frame.index if role == "qid" and on_index else frame[column],
                                          nan_policy=evaluation.nan_policy)
             for role, column in roles.items()}
     label, score = rows.pop("label"), rows.pop("score")
+    own_rows = frame[_ROW].to_numpy() - 1 if _ROW in frame.columns else None  # carried under ties="ordinal"
+    _columns.check_rows(roles, score, label, rows.get("exclude"), nan_policy=evaluation.nan_policy,
+                        where=_columns.by_query(rows["qid"], own_rows, "`ddf`"))
     try:
         return evaluation.part(label, score, **rows)
     except ValueError as exc:
-        if str(exc).startswith(_NAN_SCORE):
-            raise _nan_score_error(frame, rows["qid"], score, rows.get("exclude")) from None
         if str(exc) != ALL_EXCLUDED:
             raise
         return _EXCLUDED  # every candidate of these queries was excluded: they drop out, as in `evaluate`
-
-
-def _nan_score_error(frame, qid, score, exclude):
-    """The engine's NaN-score error, located by query id: a row number within a shuffled partition means
-    nothing to the user (it changed from run to run); the frame's own row where it is carried (ordinal)."""
-    from ._inputs import nan_message
-
-    nan = np.isnan(np.asarray(score, dtype=np.float64))
-    if exclude is not None:  # excluded candidates may hold any score
-        nan &= ~np.asarray(exclude, dtype=bool)
-    first = int(np.argmax(nan))
-    query_id = qid[first]
-    where = f"qid {query_id.item() if isinstance(query_id, np.generic) else query_id!r}"
-    if _ROW in frame.columns:  # 1 for the frame's first row
-        where += f", at row {int(frame[_ROW].iloc[first]) - 1} of `ddf`"
-    return ValueError(nan_message(f"a NaN score in {where}"))
-
-
-_NAN_SCORE = "`y_score` must not hold NaN"

@@ -228,9 +228,10 @@ def _part_batch(evaluation, table, columns):
     import pyarrow as pa
 
     # checked by the column resolver, as every tabular source is
-    arrays = {role: _columns.arrow_column(columns, role, _exact_score(pa, table.column(name)) if role == "score"
-                                          else table.column(name), nan_policy=evaluation.nan_policy)
+    arrays = {role: _columns.arrow_column(columns, role, table.column(name), nan_policy=evaluation.nan_policy)
               for role, name in columns.items()}
+    _columns.check_rows(columns, arrays["score"], arrays["label"], arrays.get("exclude"),
+                        nan_policy=evaluation.nan_policy, where=_columns.by_query(arrays["qid"]))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -242,22 +243,6 @@ def _part_batch(evaluation, table, columns):
             return _record(pa, ("excluded", None, []))
     messages = [(w.category, str(w.message)) for w in caught]
     return _record(pa, ("part", part, messages))
-
-
-def _exact_score(pa, column):
-    """Integer scores stay integers (the engine ranks them exactly, beyond 2**53 too); whole decimals too."""
-    import pyarrow.compute as pc
-
-    kind = column.type
-    if pa.types.is_decimal(kind):
-        if kind.scale == 0:
-            try:  # a checked cast: whole decimals within the int64 range rank exactly as integers
-                return pc.cast(column, pa.int64())
-            except pa.ArrowInvalid:
-                raise ValueError(f"`score` decimals beyond the int64 range cannot be ranked exactly. Got a "
-                                 f"{kind} column with such values instead.") from None
-        return pc.cast(column, pa.float64())  # fractional decimals rank as doubles (16 significant digits)
-    return column
 
 
 def _record(pa, payload):

@@ -265,8 +265,10 @@ def test_bad_input():
     for column in ("qid", "score", "label"):
         rows = {"qid": [1, 1], "score": [0.1, 0.2], "label": [1, 0]}
         rows[column] = [rows[column][0], None]
-        with pytest.raises(ValueError, match=f"batch 0, row 1: `{column}` column '{column}' must not hold missing "
-                                             "values.* Got a missing value instead"):
+        # a missing score is a NaN score (refused unless nan_policy="omit"), a missing id or label refused
+        rule = ("must hold numbers, not NaN or missing values.* Got NaN or a missing value instead" if column == "score"
+                else "must not hold missing values.* Got a missing value instead")
+        with pytest.raises(ValueError, match=f"batch 0, row 1: `{column}` column '{column}' {rule}"):
             skr.evaluate_batches([pa.RecordBatch.from_pydict(rows)])
         with pytest.raises(ValueError, match=f"`{column}` column '{column}' must not hold missing values" if
                            column != "score" else "NaN"):
@@ -367,7 +369,7 @@ def test_the_engine_checks_a_carried_query_whole():
     with pytest.raises(ValueError, match="`sample_weight` must be constant within each query"):
         skr.evaluate(np.array([1, 0, 1, 1]), np.array([0.5, 0.4, 0.3, 0.2]), qid=[1, 2, 2, 3],
                      sample_weight=[1.0, 2.0, 3.0, 1.0])
-    with pytest.raises(ValueError, match="`exclude` must not remove a query's own relevant candidates"):
+    with pytest.raises(ValueError, match="batch 0, row 0: `exclude` column 'x' must not exclude a relevant row"):
         skr.evaluate_batches([pd.DataFrame({"qid": [1, 1], "score": [0.1, 0.2], "label": [1, 0],
                                             "x": [True, False]})], exclude="x")
 
@@ -464,7 +466,7 @@ def test_null_scores_are_nan_under_omit(score_type, kind):
     got = skr.evaluate_batches(batches, metrics=LIST_METRICS, nan_policy="omit")
     for name, value in expected.summary.items():
         assert got.summary[name] == pytest.approx(value, rel=1e-12), name
-    with pytest.raises(ValueError, match="must not hold"):
+    with pytest.raises(ValueError, match="`score` column 'score' must hold numbers, not NaN or missing values"):
         skr.evaluate_batches(batches, metrics=LIST_METRICS)
 
 

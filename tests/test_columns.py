@@ -241,3 +241,140 @@ def test_spark(spark):
     for name, frame, columns, expected in CASES:
         sdf = spark.createDataFrame(frame)
         check_outcome(api_outcome(lambda: skr_spark.evaluate(sdf, metrics=METRICS, **columns)), expected, frame)
+
+
+# ------------------------------------------------------------------------------- the adversarial pass
+PLAIN = {"qid": "qid", "score": "score", "label": "label"}
+
+
+def test_csv_integer_scores_beyond_int64_stay_exact(tmp_path, capsys):
+    """Scores between 2**63 and 2**64 were parsed as float64 and tied (mrr 0.75 instead of 0.5)."""
+    path = tmp_path / "u64.csv"
+    path.write_text("qid,score,label\n1,9223372036854775812,1\n1,9223372036854775813,0\n")
+    kind, (n_queries, summary) = run_cli(capsys, path, PLAIN)
+    assert summary["mrr"] == 0.5
+    path.write_text("qid,score,label\n1,-1,1\n1,18446744073709551615,0\n")  # no integer type holds both
+    kind, message = run_cli(capsys, path, PLAIN)
+    assert kind == "error" and "beyond the int64 range" in message
+    frame = pd.DataFrame({"qid": [1] * 3, "score": np.array([2**63 + 5, 2**63 + 6, 3], dtype=np.uint64),
+                          "label": [1, 0, 0]})
+    for suffix in (".csv", ".parquet"):
+        assert run_cli(capsys, write(frame, tmp_path / f"t{suffix}"), PLAIN)[1][1]["mrr"] == 0.5
+
+
+@pytest.mark.parametrize("word", ["NA", "null", "None", "nan", "N/A", "#N/A"])
+def test_csv_missing_words_are_missing_values_not_queries(tmp_path, capsys, word):
+    path = tmp_path / "t.csv"
+    path.write_text(f"qid,score,label\n1,0.5,1\n{word},0.3,1\n{word},0.2,0\n")
+    kind, message = run_cli(capsys, path, PLAIN)
+    assert kind == "error" and f"{path}:3: --qid column 'qid' must not hold missing values" in message
+    path.write_text(f"qid,score,label\n1,0.5,1\n1,{word},0\n2,0.2,1\n")  # a missing score: NaN, then omitted
+    assert "--nan-policy omit" in run_cli(capsys, path, PLAIN)[1]
+    kind, (n_queries, summary) = run_cli(capsys, path, PLAIN, "--nan-policy", "omit")
+    assert summary["mrr"] == 1.0
+    path.write_text(f"qid,score,label\n1,0.5,1\n1,0.4,{word}\n")
+    expected = "must hold finite relevance values" if word == "nan" else "must not hold missing values"
+    assert f"--label column 'label' {expected}" in run_cli(capsys, path, PLAIN)[1]
+
+
+@pytest.mark.parametrize("role", ["qid", "score", "label"])
+@pytest.mark.parametrize("stream", [(), ("--stream",)])
+def test_a_parquet_column_of_arrow_type_null_is_a_missing_value(tmp_path, capsys, role, stream):
+    """An all-None pandas column is Arrow's null type: a TypeError from inside the resolver (exit 1)."""
+    columns = {"qid": pa.array([1, 1]), "score": pa.array([0.5, 0.2]), "label": pa.array([1, 0])}
+    columns[role] = pa.array([None, None], pa.null())
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table(columns), path)
+    kind, message = run_cli(capsys, path, PLAIN, *stream)
+    assert kind == "error"
+    assert ("not NaN or missing values" if role == "score" else "must not hold missing values") in message
+
+
+def test_date_and_time_scores_rank_as_their_ticks(tmp_path, capsys):
+    import datetime
+
+    days = [datetime.date(2020, 1, d) for d in (3, 1, 2, 5)]
+    for score in (pa.array(days), pa.array([datetime.time(0, d) for d in (3, 1, 2, 5)], pa.time32("s"))):
+        path = tmp_path / "t.parquet"
+        pq.write_table(pa.table({"qid": [1, 1, 2, 2], "score": score, "label": [0, 1, 1, 0]}), path)
+        kind, (n_queries, summary) = run_cli(capsys, path, PLAIN)
+        expected = skr.evaluate([0, 1, 1, 0], [3, 1, 2, 5], qid=[1, 1, 2, 2], metrics=METRICS).summary
+        assert summary == pytest.approx(expected)
+
+
+def test_stream_names_the_flag_and_the_table(tmp_path, capsys):
+    frame = pd.DataFrame({"qid": np.repeat(np.arange(50), 4), "score": np.linspace(0, 1, 200),
+                          "label": np.tile([1.0, 0, 0, 0], 50)})
+    nan_score, nan_label = frame.copy(), frame.copy()
+    nan_score.loc[150, "score"] = np.nan
+    nan_label.loc[150, "label"] = np.inf
+    for bad, flag in ((nan_score, "--score"), (nan_label, "--label")):
+        path = write(bad, tmp_path / "t.parquet")
+        whole, streamed = (run_cli(capsys, path, PLAIN, *extra)[1] for extra in ((), ("--stream",)))
+        assert rule(whole) == rule(streamed) and f"{flag} column" in streamed, (whole, streamed)
+    empty = write(frame.iloc[:0], tmp_path / "empty.parquet")
+    assert run_cli(capsys, empty, PLAIN, "--stream")[1].strip().endswith("the table has no rows.")
+
+
+def test_true_and_false_labels_and_object_flags(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    path.write_text("qid,score,label\n1,0.5,True\n1,0.7,False\n")
+    assert run_cli(capsys, path, PLAIN)[1][1]["mrr"] == 0.5
+    frame = pd.DataFrame({"qid": [1, 1, 1], "score": [0.5, 0.7, 0.9], "label": [1, 0, 0],
+                          "ex": pd.array([False, False, True], dtype=object)})
+    report = skr.evaluate_batches([frame], exclude="ex", metrics=["mrr"])
+    assert report.summary["mrr"] == 0.5
+
+
+def test_a_missing_score_on_an_excluded_row_is_accepted_on_every_path(tmp_path, capsys):
+    """The score of an excluded row is never ranked: NaN, null or an empty cell there is accepted everywhere
+    (Arrow batches and CSV refused a null or empty cell, pandas accepted NaN)."""
+    frame = pd.DataFrame({"qid": [1, 1, 1, 2, 2], "score": [0.5, np.nan, 0.7, 0.1, 0.2], "label": [1, 0, 0, 1, 0],
+                          "ex": [False, True, False, False, False]})
+    expected = skr.evaluate(frame["label"], frame["score"], qid=frame["qid"], exclude=frame["ex"],
+                            metrics=METRICS).summary
+    for suffix in (".csv", ".parquet", ".jsonl"):
+        kind, (n_queries, summary) = run_cli(capsys, write(frame, tmp_path / f"t{suffix}"), PLAIN,
+                                             "--exclude-col", "ex")
+        assert summary == pytest.approx(expected), suffix
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    for batches in ([frame], arrow.to_batches(max_chunksize=2)):
+        assert skr.evaluate_batches(batches, exclude="ex", metrics=METRICS).summary == pytest.approx(expected)
+
+
+def test_object_scores_with_none_under_omit():
+    frame = pd.DataFrame({"qid": [1, 1, 1], "score": pd.array([0.5, None, 0.7], dtype=object),
+                          "label": [1, 0, 0]})
+    expected = skr.evaluate([1, 0], [0.5, 0.7], metrics=["mrr"]).summary
+    assert skr.evaluate_batches([frame], metrics=["mrr"], nan_policy="omit").summary == expected
+    with pytest.raises(ValueError, match="not NaN or missing values"):
+        skr.evaluate_batches([frame], metrics=["mrr"])
+    from decimal import Decimal
+
+    decimals = frame.assign(score=pd.array([Decimal("0.5"), Decimal("0.1"), Decimal("0.7")], dtype=object))
+    assert skr.evaluate_batches([decimals], metrics=["mrr"]).summary == {"mrr": 0.5}
+
+
+def test_json_numbers_beyond_2_53_are_refused_with_the_reason(tmp_path, capsys):
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"qid": 9223372036854775812, "score": 0.5, "label": 1}\n'
+                    '{"qid": 9223372036854775813, "score": 0.2, "label": 1}\n')
+    kind, message = run_cli(capsys, path, PLAIN)
+    assert kind == "error" and "JSON" in message and "2**53" in message
+    decimal_ids = tmp_path / "t.parquet"
+    import decimal
+
+    ids = pa.array([decimal.Decimal(2**60 + 1), decimal.Decimal(2**60 + 2)], pa.decimal128(38, 0))
+    pq.write_table(pa.table({"qid": ids, "score": [0.5, 0.2], "label": [1, 1]}), decimal_ids)
+    kind, (n_queries, summary) = run_cli(capsys, decimal_ids, PLAIN)
+    assert n_queries == 2  # whole decimals are exact int64 ids (as floats they were one query)
+
+
+def test_a_json_array_with_a_byte_order_mark_and_an_empty_flag_cell(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    path.write_bytes(b"\xef\xbb\xbf" + good_frame().to_json(orient="records").encode())
+    assert "JSON Lines" in run_cli(capsys, path, PLAIN)[1]
+    csv_path = tmp_path / "t.csv"
+    csv_path.write_text("qid,score,label,ex\n1,0.5,1,false\n1,0.2,0,\n")
+    message = run_cli(capsys, csv_path, PLAIN, "--exclude-col", "ex")[1]
+    assert f"{csv_path}:3: --exclude-col column 'ex' must not hold missing values" in message

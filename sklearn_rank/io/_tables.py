@@ -213,14 +213,14 @@ def _read_csv_rows(reader, path, roles, handle, size, progress, nan_policy):
         value = row[qid_at]
         code = qid_index.get(value)
         if code is None:
-            if not value:  # an empty cell is a missing id (pandas writes a missing value so), never a query
-                raise _columns.missing_error(roles, "qid", f"{path}:{line}", "an empty cell")
+            if value in _columns.MISSING_WORDS:  # what pandas and R write for a missing value: never a query
+                raise _columns.missing_error(roles, "qid", f"{path}:{line}", _short(value))
             code = qid_index[value] = len(qid_index)
         qid_codes.append(code)
         if group is not None:
             value = row[group_at]
-            if not value:
-                raise _columns.missing_error(roles, "group", f"{path}:{line}", "an empty cell")
+            if value in _columns.MISSING_WORDS:
+                raise _columns.missing_error(roles, "group", f"{path}:{line}", _short(value))
             code = group.index.get(value)
             if code is None:
                 code = group.index[value] = len(group.index)
@@ -250,11 +250,12 @@ def _read_csv_rows(reader, path, roles, handle, size, progress, nan_policy):
     return Table(qid_codes, qid_values, score, label, exclude, group_codes, group_values)
 
 
-def _parse_numbers(cells, where, roles, role, *, integers=False, empty_is_nan=False, nan_policy="raise"):
+def _parse_numbers(cells, where, roles, role, *, integers=False):
     """Cells of one column (strings) as numbers; ``where(i)`` locates cell ``i`` for an error.
 
-    ``empty_is_nan``: an empty cell is NaN (scores under ``nan_policy="omit"``: pandas writes NaN as an
-    empty cell); otherwise it is a missing value, refused as the column resolver refuses it.
+    A missing cell (empty, ``NA``, ``null``, ...: ``_columns.MISSING_WORDS``, what pandas and R write for
+    a missing value) is a NaN score, which ``check_rows`` refuses on a row that is not excluded unless
+    ``--nan-policy omit``, and a missing value elsewhere, refused. A label may be ``true`` or ``false``.
     """
     text = "".join(cells)
     # float() also reads '1_0' and non-ASCII digits; a table's numbers are plain ASCII.
@@ -262,24 +263,39 @@ def _parse_numbers(cells, where, roles, role, *, integers=False, empty_is_nan=Fa
         for i, cell in enumerate(cells):
             if "_" in cell or not cell.isascii():
                 raise _columns.type_error(roles, role, where(i), _short(cell))
-    if integers:
-        try:  # integer scores keep every digit: float64 would tie 2**60 and 2**60 + 1
+    if integers:  # integer scores keep every digit: float64 would tie 2**60 and 2**60 + 1
+        try:
             return np.fromiter(map(int, cells), dtype=np.int64, count=len(cells))
-        except (ValueError, OverflowError):
+        except ValueError:
             pass
+        except OverflowError:
+            try:
+                return np.fromiter(map(int, cells), dtype=np.uint64, count=len(cells))
+            except (ValueError, OverflowError):
+                raise TableFormatError(f"{where(0)}: {roles.subject(role)} holds integers beyond the int64 range "
+                                       "that uint64 cannot hold either (negative ones, or beyond 2**64), which "
+                                       "float64 would tie. Got such integers in the lines from here instead.") \
+                    from None
     try:
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     except ValueError:
-        if empty_is_nan:
-            cells = [cell if cell.strip() else "nan" for cell in cells]
+        cells = list(cells)
         for i, cell in enumerate(cells):
             try:
                 float(cell)
+                continue
             except ValueError:
-                if not cell.strip():
-                    raise _columns.missing_error(roles, role, where(i), "an empty cell", nan_policy) from None
+                pass
+            word = cell.strip()
+            if word in _columns.MISSING_WORDS:
+                if role != "score":
+                    raise _columns.missing_error(roles, role, where(i), _short(cell)) from None
+                cells[i] = "nan"
+            elif role == "label" and word.lower() in ("true", "false"):
+                cells[i] = "1" if word.lower() == "true" else "0"
+            else:
                 raise _columns.type_error(roles, role, where(i), _short(cell)) from None
-        values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))  # empty cells read as NaN
+        values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     infinite = np.isinf(values)
     if infinite.any():
         # "inf", "-Infinity", ... are infinite scores; "1e999" is a number float64 cannot hold.
@@ -304,13 +320,12 @@ class _NumberColumns:
             return f"{self.path}:{lines[i]}"
 
         roles, nan_policy = self.roles, self.nan_policy
-        score = _parse_numbers(scores, where, roles, "score", integers=self.integer_scores,
-                               empty_is_nan=nan_policy == "omit", nan_policy=nan_policy)
+        score = _parse_numbers(scores, where, roles, "score", integers=self.integer_scores)
         if score.dtype.kind == "f":
             self.integer_scores = False
         label = _parse_numbers(labels, where, roles, "label")
         exclude = _columns.flags(roles, "exclude", flags, where) if flags is not None else None
-        check_values(score, label, exclude, roles, where, nan_policy)
+        _columns.check_rows(roles, score, label, exclude, where=where, nan_policy=nan_policy)
         self.scores.append(score)
         self.labels.append(label)
         if exclude is not None:
@@ -318,52 +333,19 @@ class _NumberColumns:
 
     def finish(self):
         if self.integer_scores:
+            kinds = {chunk.dtype for chunk in self.scores}
+            if len(kinds) > 1:  # int64 and uint64 chunks: one uint64 column, or no exact column at all
+                if any(chunk.dtype == np.int64 and chunk.size and chunk.min() < 0 for chunk in self.scores):
+                    raise TableFormatError(f"{self.path}: {self.roles.subject('score')} holds negative integers "
+                                           "and integers beyond the int64 range, which no integer type holds "
+                                           "together and float64 would tie. Got both instead.")
+                self.scores = [chunk.astype(np.uint64) for chunk in self.scores]
             score = np.concatenate(self.scores)
         else:  # a column with a non-integer somewhere is a float column
             score = np.concatenate([chunk.astype(np.float64) for chunk in self.scores])
         label = np.concatenate(self.labels)
         exclude = np.concatenate(self.flags) if self.flags else None
         return score, label, exclude
-
-
-def check_values(score, label, exclude, roles, where, nan_policy="raise"):
-    """Refuse, with ``where(row)`` (file and line or row), what the engine would refuse without a location."""
-    problems = []
-    keep = None if exclude is None else ~exclude
-    if score.dtype.kind == "f":
-        bad = np.isnan(score) if keep is None else keep & np.isnan(score)
-        if nan_policy == "omit":
-            bad &= label > 0
-            if bad.any():
-                i = int(np.argmax(bad))
-                problems.append((i, f"{roles.subject('score')} must not be NaN on a relevant row "
-                                    "(--nan-policy omit removes NaN-scored rows, and the filtered protocol removes "
-                                    f"other known answers only). Got nan with relevance {label[i].item()!r} "
-                                    "instead."))
-        elif bad.any():
-            i = int(np.argmax(bad))
-            problems.append((i, f"{roles.subject('score')} must hold numbers, not NaN (NaN does not "
-                                "rank; --nan-policy omit removes NaN-scored rows). Got nan instead."))
-    bad = ~np.isfinite(label)
-    if bad.any():
-        i = int(np.argmax(bad))
-        problems.append((i, f"{roles.subject('label')} must hold finite relevance values. "
-                            f"Got {label[i].item()!r} instead."))
-    bad = label < 0
-    if bad.any():
-        i = int(np.argmax(bad))
-        problems.append((i, f"{roles.subject('label')} must hold non-negative relevance values. "
-                            f"Got {label[i].item()!r} instead."))
-    if exclude is not None:
-        bad = exclude & (label > 0)
-        if bad.any():
-            i = int(np.argmax(bad))
-            problems.append((i, f"{roles.subject('exclude')} must not exclude a relevant "
-                                f"row (the filtered protocol removes other known answers only). Got an excluded row "
-                                f"with relevance {label[i].item()!r} instead."))
-    if problems:
-        i, message = min(problems, key=lambda problem: problem[0])
-        raise TableFormatError(f"{where(i)}: {message}")
 
 
 def _pyarrow(path, what):
@@ -388,6 +370,8 @@ def parquet_batches(path, roles, *, batch_rows):
     except Exception as exc:  # pyarrow raises many types for a file that is not Parquet
         raise TableFormatError(f"{path}: cannot read the Parquet table: {exc}") from None
     _column_index(path, list(table.schema_arrow.names), roles, "schema")
+    if table.metadata.num_rows == 0:
+        raise TableFormatError(f"{path}: the table has no rows.")
     return _named_errors(path, table.iter_batches(batch_size=batch_rows,
                                                   columns=list(dict.fromkeys(column for _, column in roles.items()))))
 
@@ -425,10 +409,11 @@ def _parquet_table(path, roles):
 def _json_table(path, roles):
     """A JSON Lines table (one object per line, as ``DataFrame.to_json(orient="records", lines=True)``)."""
     _pyarrow(path, "JSON Lines")
+    import pyarrow as pa
     import pyarrow.json as pj
 
     with open(path, "rb") as handle:
-        start = handle.read(64).lstrip()
+        start = handle.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()
     if start.startswith(b"["):
         raise TableFormatError(f"{path}: a JSON table must be JSON Lines, one object per line (pandas: "
                                "DataFrame.to_json(path, orient='records', lines=True)). Got a JSON array instead.")
@@ -437,6 +422,17 @@ def _json_table(path, roles):
     except Exception as exc:  # pyarrow raises several types for text that is not JSON Lines
         raise TableFormatError(f"{path}: cannot read the JSON Lines table: {exc}") from None
     _column_index(path, list(table.schema.names), roles, "table")
+    import pyarrow.compute as pc
+
+    for role, column in roles.items():  # pyarrow reads an integer beyond int64 as a double: not exact
+        data = table.column(column)
+        if role in ("qid", "group", "score") and pa.types.is_floating(data.type) and len(data):
+            largest = pc.max(pc.abs(data)).as_py()
+            if largest is not None and largest > _columns.EXACT_IDS:
+                raise TableFormatError(f"{path}: {roles.subject(role)} holds numbers beyond 2**53, which pyarrow "
+                                       "reads from JSON as float64, where distinct integers may become equal. Got "
+                                       f"{largest!r} instead; write such values in CSV or Parquet (or ids as "
+                                       "strings).")
     return table
 
 
@@ -464,5 +460,5 @@ def _read_arrow(path, roles, nan_policy, load):
     exclude = _columns.arrow_column(roles, "exclude", column("exclude"), where=where) if "exclude" in roles else None
     group, group_values = (_columns.arrow_ids(roles, "group", column("group"), where=where) if "group" in roles
                            else (None, None))
-    check_values(score, label, exclude, roles, where, nan_policy)
+    _columns.check_rows(roles, score, label, exclude, where=where, nan_policy=nan_policy)
     return Table(qid, qid_values, score, label, exclude, group, group_values)
