@@ -57,7 +57,10 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         One row per (query, candidate) pair.
     qid : str, default="qid"
         The column of query ids (any values that sort: integers, strings),
-        or the name of the index when the query id is the index.
+        or the name of the index when the query id is the index. Dask turns
+        ``object`` columns into strings by default (its
+        ``dataframe.convert-string`` setting): give integer ids an integer
+        dtype (see :ref:`the pitfalls <scaling_dask>`).
     score : str, default="score"
         The column of scores (higher ranks first).
     label : str, default="label"
