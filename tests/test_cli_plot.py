@@ -266,3 +266,21 @@ def test_plot_file_name_must_say_png(tmp_path, capsys, name):
     code, _, err = run_main(capsys, "evaluate", qrels, run, "--plot", tmp_path / "upper.PNG")
     assert code == 0, err
     _check_png(tmp_path / "upper.PNG")
+
+
+def test_evaluate_trec_plot_histogram_follows_the_convention_preset(tmp_path, capsys, figures):
+    """With --convention sklearn the printed numbers break ties by expectation, and so must the histogram
+    (it drew trec_eval's docno order whatever the preset)."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 0\nq1 0 d2 1\n")
+    run.write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.5 r\n")  # a tie: d2 first by docno, descending
+    heights = {}
+    for name, extra in (("trec", ()), ("sklearn", ("--convention", "sklearn"))):
+        code, out, err = run_main(capsys, "evaluate", qrels, run, "-m", "mrr", "--plot", tmp_path / f"{name}.png",
+                                  *extra)
+        assert code == 0, err
+        ranks_ax = [ax for ax in figures[-1].axes if ax.get_visible()][0]
+        heights[name] = [bar.get_height() for bar in ranks_ax.containers[0]]
+    # one relevant document in a two-way tie: rank 1 in docno order; rank 1 or 2 with chance 1/2 each
+    assert heights["trec"][:2] == [1.0, 0.0]
+    assert heights["sklearn"][:2] == [0.5, 0.5]

@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from .._conventions import Default
+from .._conventions import Default, resolve as resolve_convention
 from ..io import evaluate_trec
 from ._options import UsageError, _nan_policy, _trec_ties
 from ._output import _write
@@ -96,12 +96,13 @@ def _trec_figure(args, qrels, run):
     from ..plot import DEFAULT_MAX_K, HitsAtKCurveDisplay, RankDistributionDisplay
 
     ties = _trec_ties(args)
+    # the tie policy as evaluate_trec resolves it (a --convention preset replaces the trec default)
+    resolved = resolve_convention(args.convention, {"ties": ties})[0]["ties"]
     # evaluate_trec's join: the rows its engine ranks (judged queries; trec_eval's order under ties="trec")
-    rows = join_run(qrels, run, trec_ties=ties == "trec")
+    rows = join_run(qrels, run, trec_ties=resolved == "trec")
     y_true, score, qid = rows.y_true, rows.score, rows.qid
     figure, (left, right) = _new_figure(2)
-    engine_ties = "ordinal" if ties == "trec" else ties
-    rank_ties = "ordinal" if ties == "trec" else _rank_ties(engine_ties)
+    rank_ties = "ordinal" if resolved == "trec" else _rank_ties(resolved)
     if len(compute_ranks(y_true, score, qid=qid, relevance_level=args.relevance_level)):
         RankDistributionDisplay.from_predictions(y_true, score, qid=qid, relevance_level=args.relevance_level,
                                                  ties=rank_ties, ax=left)
