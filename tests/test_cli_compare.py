@@ -182,3 +182,33 @@ def test_plot_with_several_metrics_draws_the_first_and_says_so(tmp_path, capsys)
     assert figure.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert "--plot draws the first metric, ndcg@10" in err and "mrr" in err
     assert "mrr (mean over queries)" in out  # every metric is still tested
+
+
+def test_a_group_with_one_query_names_the_group(tmp_path, capsys):
+    """The message named an internal expression: "`results['A'].per_query['map']` needs at least two values"."""
+    from sklearn_rank.cli import main
+
+    path = tmp_path / "grp.csv"
+    path.write_text("sys,qid,score,label\nA,1,0.5,1\nA,1,0.1,0\nB,1,0.4,1\nB,1,0.9,0\nB,2,0.3,1\n")
+    code = main(["compare", str(path), "--qid", "qid", "--score", "score", "--label", "label", "--group", "sys",
+                 "-m", "map"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "at least two queries with a value of map" in err and "group 'A' of --group sys" in err, err
+    assert "results[" not in err
+
+
+def test_outputs_never_replace_an_input_or_each_other(tmp_path, capsys):
+    from sklearn_rank.cli import main
+
+    table = tmp_path / "t.csv"
+    text = "qid,score,label\n1,0.5,1\n1,0.2,0\n2,0.1,1\n2,0.3,0\n"
+    table.write_text(text)
+    args = ["evaluate", str(table), "--qid", "qid", "--score", "score", "--label", "label", "-m", "mrr"]
+    assert main(args + ["-o", str(table)]) == 2
+    assert "-o names a file to write, and must not name an input" in capsys.readouterr().err
+    assert table.read_text() == text  # the table was replaced by the report
+    same = tmp_path / "out.png"
+    assert main(args + ["-o", str(same), "--plot", str(same)]) == 2
+    assert "-o and --plot must name different files" in capsys.readouterr().err
+    assert not same.exists()

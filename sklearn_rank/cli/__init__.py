@@ -9,6 +9,7 @@ stderr, no traceback).
 # subcommands), _figures (--plot). This module builds the parser and runs a command.
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 
@@ -100,6 +101,29 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     sys.stderr.write(f"sklearn-rank: warning: {text}\n")
 
 
+def _check_outputs(args):
+    """``-o`` and ``--plot`` name files to write: never an input (it would be replaced by the report), and
+    not the same file (the figure would replace the report)."""
+    outputs = [(flag, getattr(args, dest, None)) for flag, dest in (("-o", "output"), ("--plot", "plot"))]
+    outputs = [(flag, path) for flag, path in outputs if path is not None]
+    for flag, path in outputs:
+        for given in getattr(args, "inputs", None) or ():
+            if _same_file(path, given):
+                raise UsageError(f"{flag} names a file to write, and must not name an input, which it would "
+                                 f"replace. Got {flag} {path} instead.")
+    if len(outputs) == 2 and _same_file(outputs[0][1], outputs[1][1]):
+        raise UsageError(f"-o and --plot must name different files (the figure would replace the report). Got "
+                         f"{outputs[0][1]} for both instead.")
+
+
+def _same_file(a, b):
+    a, b = os.fspath(a), os.fspath(b)
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # a file not written yet: the same path
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
 def main(argv=None):
     """Run the command line; return the exit code."""
     parser = build_parser()
@@ -108,6 +132,7 @@ def main(argv=None):
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
+        _check_outputs(args)
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
             args.func(args)

@@ -77,6 +77,10 @@ def _run_compare(args):
         for name, report in reports.items():
             per_query = np.asarray(report.per_query[metric], dtype=np.float64)
             defined = ~np.isnan(per_query)
+            if np.count_nonzero(defined) < 2:
+                what = f"group {name!r} of --group {args.group}" if args.group else f"run {name!r}"
+                raise UsageError(f"compare needs at least two queries with a value of {metric} in each run or group "
+                                 f"to test a difference. Got {int(np.count_nonzero(defined))} in {what} instead.")
             values[name] = _Values(np.asarray(report.per_query["qid"])[defined], per_query[defined], metric)
             n_undefined[name] = int(per_query.size - np.count_nonzero(defined))
         with warnings.catch_warnings():
