@@ -21,7 +21,7 @@ from sklearn_rank.stats import (ComparisonResult, ComparisonTable, DegenerateDat
                                 compare_many, corrected_ttest, mann_whitney_u)
 from sklearn_rank.stats._hodges_lehmann import (_mann_whitney_null_cdf, _median_of, _PairwiseDifferences,
                                                 _signed_rank_null_cdf, _WalshAverages)
-from sklearn_rank.stats._multiple import _adjust_pvalues
+from sklearn_rank.stats._multiple import adjust_pvalues
 
 
 def _floats(interval):
@@ -386,13 +386,13 @@ def test_adjustments_match_hand_loops(seed):
     rng = np.random.default_rng(seed)
     pvalues = np.concatenate([rng.random(7) ** 3, [0.01, 0.01, 1.0, 0.04]])  # ties and a 1.0
     rng.shuffle(pvalues)
-    holm = _adjust_pvalues(pvalues, "holm")
-    bh = _adjust_pvalues(pvalues, "fdr_bh")
+    holm = adjust_pvalues(pvalues, "holm")
+    bh = adjust_pvalues(pvalues, "fdr_bh")
     assert holm == pytest.approx(holm_by_hand(list(pvalues)), rel=1e-12)
-    assert _adjust_pvalues(pvalues, "bonferroni") == pytest.approx(bonferroni_by_hand(list(pvalues)), rel=1e-12)
+    assert adjust_pvalues(pvalues, "bonferroni") == pytest.approx(bonferroni_by_hand(list(pvalues)), rel=1e-12)
     assert bh == pytest.approx(bh_by_hand(list(pvalues)), rel=1e-12)
     assert bh == pytest.approx(scipy_stats.false_discovery_control(pvalues, method="bh"), rel=1e-12)
-    assert _adjust_pvalues(pvalues, None) == pytest.approx(pvalues, rel=0)
+    assert adjust_pvalues(pvalues, None) == pytest.approx(pvalues, rel=0)
     for alpha in (0.01, 0.05, 0.1, 0.3):
         assert set(np.flatnonzero(holm <= alpha)) == holm_rejects(list(pvalues), alpha)
         assert set(np.flatnonzero(bh <= alpha)) == bh_rejects(list(pvalues), alpha)
@@ -407,7 +407,7 @@ def test_benjamini_hochberg_is_scipys():
     expected = scipy_stats.false_discovery_control(raw, method="bh")
     assert [row.pvalue_adjusted for row in table] == expected.tolist()
     pvalues = np.concatenate([rng.random(30) ** 4, [0.01, 0.01, 1.0, 0.0, 0.04]])
-    assert np.array_equal(_adjust_pvalues(pvalues, "fdr_bh"), scipy_stats.false_discovery_control(pvalues))
+    assert np.array_equal(adjust_pvalues(pvalues, "fdr_bh"), scipy_stats.false_discovery_control(pvalues))
 
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", "fdr_bh", None])

@@ -28,7 +28,7 @@ def _run_compare(args):
     from dataclasses import replace
 
     from .. import stats
-    from ..stats._multiple import _adjust_pvalues
+    from ..stats._multiple import adjust_pvalues
 
     if args.plot:
         _plot_setup(args)
@@ -92,7 +92,7 @@ def _run_compare(args):
                                        correction=correction if len(metrics) == 1 else None, rng=generator)
         compared.append((metric, table, n_undefined))
     if len(metrics) > 1:  # one family: every comparison of every metric, adjusted together
-        adjusted = iter(_adjust_pvalues([row.pvalue for _, table, _ in compared for row in table], correction))
+        adjusted = iter(adjust_pvalues([row.pvalue for _, table, _ in compared for row in table], correction))
         compared = [(metric, stats.ComparisonTable([replace(row, pvalue_adjusted=float(next(adjusted)))
                                                     for row in table], correction=correction,
                                                    alternative=table.alternative), n_undefined)

@@ -12,7 +12,7 @@ from ._validation import (CORRECTIONS, TESTS, _ALTERNATIVES, _check_choice, _che
                           _format_choices)
 
 
-def _adjust_pvalues(pvalues, correction):
+def adjust_pvalues(pvalues, correction):
     """Adjusted p-values for ``correction`` in {"holm", "bonferroni", "fdr_bh", None}."""
     pvalues = np.asarray(pvalues, dtype=np.float64)
     m = pvalues.size
@@ -130,7 +130,7 @@ def compare_many(results, *, metric=None, baseline=None, test="auto", correction
                              alternative=alternative, confidence_level=confidence_level, rng=generator,
                              n_resamples=n_resamples, label_a=f"results[{name_a!r}]",
                              label_b=f"results[{name_b!r}]"))
-    adjusted = _adjust_pvalues([result.pvalue for result, _ in computed], correction)
+    adjusted = adjust_pvalues([result.pvalue for result, _ in computed], correction)
     rows = [ComparisonRow(a=name_a, b=name_b, result=result, pvalue_adjusted=float(p_adjusted), wins=wins,
                           ties=ties, losses=losses)
             for (name_a, name_b), (result, (wins, ties, losses)), p_adjusted in zip(pairs, computed, adjusted)]
