@@ -737,3 +737,247 @@ def test_query_comparison_weighs_weighted_reports_as_stats_does():
     with pytest.raises(ValueError, match="sample_weight"):  # the rank test has no weighted form: refused
         QueryComparisonDisplay.from_reports(a, b, metric="mrr", test="wilcoxon")
     plt.close("all")
+
+
+# --------------------------------------------------------------------------------------------
+# input checks from an adversarial pass (issue 21)
+# --------------------------------------------------------------------------------------------
+def _peak_memory(call):
+    """Peak bytes numpy and Python allocate while ``call`` runs (numpy reports to tracemalloc)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = call()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("log_scale", [False, True])
+def test_n_bins_beyond_the_largest_rank_is_one_bin_per_rank_without_allocating_them(log_scale):
+    """n_bins=10**9 built 10**9 + 1 bin boundaries (gigabytes) before keeping the few integer ranks."""
+    y, score, qid = _grouped()
+    display, peak = _peak_memory(lambda: RankDistributionDisplay.from_predictions(
+        y, score, qid=qid, ties="realistic", n_bins=10**9, log_scale=log_scale))
+    assert peak < 50 * 2**20
+    max_rank = int(compute_ranks(y, score, qid=qid).num_candidates.max())
+    assert display.bin_edges.tolist() == [rank - 0.5 for rank in range(1, max_rank + 2)]
+    ranks = compute_ranks(y, score, qid=qid).realistic
+    # one bin per rank: a mid rank r + 0.5 lies on an edge and counts in the bin above
+    assert display.counts.tolist() == [int(np.sum(np.floor(ranks + 0.5) == rank)) for rank in range(1, max_rank + 1)]
+    assert display.log_scale is log_scale
+
+
+def test_many_bins_and_many_candidate_counts_stay_in_bounded_memory():
+    """The baseline (distinct candidate counts x bins) and the expected counts (tied targets x bins) were
+    one matrix each: 5000 x 5001 floats, several times over."""
+    num_candidates = np.arange(1, 5001)
+    optimistic, pessimistic = np.ones(5000), num_candidates.astype(float)
+    expected = (optimistic + pessimistic) / 2  # one target tied with every candidate: a constant scorer
+    display, peak = _peak_memory(lambda: RankDistributionDisplay(
+        ranks=expected, num_candidates=num_candidates, optimistic=optimistic, pessimistic=pessimistic,
+        n_bins=5000, log_scale=False))
+    assert peak < 64 * 2**20
+    assert display.bin_edges.size == 5001
+    # a constant scorer draws the random baseline exactly; each target's rank is uniform on 1 .. N
+    np.testing.assert_allclose(display.counts, display.baseline_counts, rtol=1e-9, atol=1e-9)
+    oracle = np.array([np.sum(1.0 / num_candidates[num_candidates >= rank]) for rank in range(1, 5001)])
+    np.testing.assert_allclose(display.baseline_counts, oracle, rtol=1e-9)
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    (2.5, ValueError, "`n_bins` must be a positive integer. Got 2.5 instead."),
+    ("10", ValueError, "`n_bins` must be a positive integer. Got '10' instead."),
+    (-3, ValueError, "`n_bins` must be a positive integer. Got -3 instead."),
+])
+def test_n_bins_is_checked_before_any_work(bad, error, message):
+    # the data are nonsense: the n_bins check comes first
+    with pytest.raises(error, match=re.escape(message) + "$"):
+        RankDistributionDisplay.from_predictions("nonsense", None, n_bins=bad)
+    with pytest.raises(error, match=re.escape(message) + "$"):
+        RankDistributionDisplay(ranks=[1], num_candidates=[3], n_bins=bad)
+
+
+def test_no_relevant_item_at_the_relevance_level_names_the_relevance_level():
+    y, score, qid = _grouped()
+    n_queries = np.unique(qid).size
+    message = (r"^`relevance_level` must leave at least one query with a relevant item \(y_true >= "
+               r"relevance_level\): {}\. Got relevance_level=5, with none in the "
+               rf"{n_queries} queries, instead\.$")
+    histogram = message.format("no target has a rank to draw")
+    curve = message.format("there is no hits@k curve to draw")
+    with pytest.raises(ValueError, match=histogram):
+        RankDistributionDisplay.from_predictions(y, score, qid=qid, relevance_level=5)
+    with pytest.raises(ValueError, match=curve):
+        HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, relevance_level=5)
+    from sklearn.linear_model import Ridge
+
+    model = Ridge().fit(score[:, None], y)
+    with pytest.raises(ValueError, match=histogram):
+        RankDistributionDisplay.from_estimator(model, score[:, None], y, qid=qid, relevance_level=5)
+    with pytest.raises(ValueError, match=curve):
+        HitsAtKCurveDisplay.from_estimator(model, score[:, None], y, qid=qid, relevance_level=5)
+    # without relevance_level: no item with y_true > 0
+    with pytest.raises(ValueError, match=r"No query has a relevant item \(y_true > 0\) among its candidates: no "
+                                         rf"target has a rank to draw\. Got {n_queries} queries without one instead"):
+        RankDistributionDisplay.from_predictions(np.zeros_like(y), score, qid=qid)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    # RankDistributionDisplay
+    (lambda: RankDistributionDisplay(ranks=[3.2], num_candidates=[3.5]), ValueError,
+     "`num_candidates` must hold whole candidate counts. Got num_candidates[0] = 3.5 instead."),
+    (lambda: RankDistributionDisplay(ranks=[1, 2], num_candidates=[3, 3], num_relevant=[1, 1.5]), ValueError,
+     "`num_relevant` must hold whole counts of relevant candidates. Got num_relevant[1] = 1.5 instead."),
+    (lambda: RankDistributionDisplay(ranks=[1, 3.2], num_candidates=[4, 4], ties="realistic"), ValueError,
+     "`ranks` must be whole or half ranks (mid ranks) under ties='realistic'. Got ranks[1] = 3.2 instead."),
+    (lambda: RankDistributionDisplay(ranks=[1, 2.5], num_candidates=[4, 4], ties="ordinal"), ValueError,
+     "`ranks` must be whole ranks under ties='ordinal'. Got ranks[1] = 2.5 instead."),
+    (lambda: RankDistributionDisplay(ranks=[2.5], num_candidates=[4], ties="optimistic"), ValueError,
+     "`ranks` must be whole ranks under ties='optimistic'. Got ranks[0] = 2.5 instead."),
+    (lambda: RankDistributionDisplay(ranks=[1], num_candidates=[4], ties="bogus"), ValueError,
+     "`ties` must be one of 'realistic', 'optimistic', 'pessimistic', 'ordinal', 'expected'. Got 'bogus' instead."),
+    (lambda: RankDistributionDisplay(ranks=["a"], num_candidates=[4]), TypeError,
+     "`ranks` must hold numbers. Got ranks[0] = 'a' (str) instead."),
+    (lambda: RankDistributionDisplay(ranks=[1], num_candidates=["4"]), TypeError,
+     "`num_candidates` must hold numbers. Got num_candidates[0] = '4' (str) instead."),
+    (lambda: RankDistributionDisplay(ranks=[1], num_candidates=[True]), TypeError,
+     "`num_candidates` must hold numbers. Got num_candidates[0] = True (bool) instead."),
+    (lambda: RankDistributionDisplay(ranks=[1], num_candidates=[4]).plot(plot_baseline="no"), TypeError,
+     "`plot_baseline` must be a bool. Got str instead."),
+    # HitsAtKCurveDisplay
+    (lambda: HitsAtKCurveDisplay(k=[1, 2], hits=[1.5, 2]), ValueError,
+     "`hits` must lie in [0, 1] (hit rates). Got hits[0] = 1.5 instead."),
+    (lambda: HitsAtKCurveDisplay(k=[1, 2], hits=[0.5, np.nan]), ValueError,
+     "`hits` must lie in [0, 1] (hit rates). Got hits[1] = nan instead."),
+    (lambda: HitsAtKCurveDisplay(k=[1, 2], hits=[0.5, 1], baseline_hits=[-0.1, 0.5]), ValueError,
+     "`baseline_hits` must lie in [0, 1] (hit rates). Got baseline_hits[0] = -0.1 instead."),
+    (lambda: HitsAtKCurveDisplay(k=[1, 2], hits=["a", "b"]), TypeError,
+     "`hits` must hold numbers. Got hits[0] = 'a' (str) instead."),
+    (lambda: HitsAtKCurveDisplay(k=["a", "b"], hits=[0.5, 1]), TypeError,
+     "`k` must hold numbers. Got k[0] = 'a' (str) instead."),
+    (lambda: HitsAtKCurveDisplay(k=[1, 2], hits=[0.5, 1]).plot(plot_baseline="no"), TypeError,
+     "`plot_baseline` must be a bool. Got str instead."),
+    # QueryComparisonDisplay
+    (lambda: QueryComparisonDisplay(values_a=["a", 0.2], values_b=[0.1, 0.2], qid=[1, 2], metric="mrr"), TypeError,
+     "`values_a` must hold numbers. Got values_a[0] = 'a' (str) instead."),
+    (lambda: QueryComparisonDisplay(values_a=[0.1, 0.2], values_b=[0.1, None], qid=[1, 2], metric="mrr"), TypeError,
+     "`values_b` must hold numbers. Got values_b[1] = None (NoneType) instead."),
+    (lambda: QueryComparisonDisplay(values_a=[0.1, 0.2], values_b=[0.1, 0.3], qid=[1, 2], metric="mrr",
+                                    greater_is_better="no"), TypeError,
+     "`greater_is_better` must be a bool. Got str instead."),
+])
+def test_constructors_refuse_what_cannot_be_their_numbers(call, error, message):
+    with pytest.raises(error, match=re.escape(message) + "$"):
+        call()
+
+
+@pytest.mark.parametrize("ties, ranks", [
+    ("expected", [1, 3.2, 1 + 2 / 3]),  # optimistic + d / (r + 1): any fraction
+    ("realistic", [1, 2.5, 4]),
+    ("ordinal", [1.0, 2, 4]),
+])
+def test_constructor_accepts_every_rank_its_ties_can_give(ties, ranks):
+    display = RankDistributionDisplay(ranks=ranks, num_candidates=[4, 4, 4], ties=ties)
+    assert display.ranks.tolist() == [float(r) for r in ranks]
+
+
+def test_plot_baseline_is_checked_before_any_work():
+    with pytest.raises(TypeError, match=r"^`plot_baseline` must be a bool\. Got str instead\.$"):
+        HitsAtKCurveDisplay.from_predictions("nonsense", None, plot_baseline="no")
+    with pytest.raises(TypeError, match=r"^`plot_baseline` must be a bool\. Got int instead\.$"):
+        RankDistributionDisplay.from_predictions("nonsense", None, plot_baseline=1)
+    # numpy's bool is a bool
+    display = HitsAtKCurveDisplay(k=[1, 2], hits=[0.5, 1], baseline_hits=[0.5, 1]).plot(plot_baseline=np.False_)
+    assert display.baseline_line_ is None
+
+
+def _from_calls():
+    """Each from_* of the Displays, on nonsense data: an unknown keyword is refused before the data are read."""
+    from sklearn.linear_model import Ridge
+
+    report_a, report_b = _two_reports()
+    model = Ridge().fit(np.zeros((4, 1)), np.arange(4.0))
+    return {
+        "HitsAtKCurveDisplay.from_predictions": lambda **kw: HitsAtKCurveDisplay.from_predictions(
+            "nonsense", None, **kw),
+        "HitsAtKCurveDisplay.from_estimator": lambda **kw: HitsAtKCurveDisplay.from_estimator(
+            model, "nonsense", None, **kw),
+        "RankDistributionDisplay.from_predictions": lambda **kw: RankDistributionDisplay.from_predictions(
+            "nonsense", None, **kw),
+        "RankDistributionDisplay.from_estimator": lambda **kw: RankDistributionDisplay.from_estimator(
+            model, "nonsense", None, **kw),
+        "QueryComparisonDisplay.from_reports": lambda **kw: QueryComparisonDisplay.from_reports(
+            report_a, {"no": "report"}, **kw),
+    }
+
+
+@pytest.mark.parametrize("call", sorted(_from_calls()))
+def test_an_unknown_keyword_is_refused_before_any_work(call):
+    with pytest.raises(TypeError, match=rf"^{re.escape(call)} got an unexpected keyword argument 'colour' \(did you "
+                                        r"mean 'color'\?\): .*Got colour='red' instead\.$"):
+        _from_calls()[call](colour="red")
+
+
+def test_max_k_is_refused_naming_k():
+    y, score, qid = _grouped()
+    message = (r"^HitsAtKCurveDisplay.from_predictions got an unexpected keyword argument 'max_k' \(did you mean "
+               r"'k'\?\): its own keywords are y_true, y_score, k, qid, .*; any other keyword goes to matplotlib's "
+               r"Axes\.plot and must be a property of a Line2D\. Got max_k=5 instead\.$")
+    with pytest.raises(TypeError, match=message):
+        HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, max_k=5)
+
+
+def test_keywords_the_display_sets_itself_are_refused_up_front():
+    y, score, qid = _grouped()
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'width' \(the display sets it\)"):
+        RankDistributionDisplay.from_predictions(y, score, qid=qid, width=3)
+
+
+def test_matplotlib_keywords_reach_the_artists():
+    y, score, qid = _grouped()
+    hits = HitsAtKCurveDisplay.from_predictions(y, score, qid=qid, k=3, color="red", lw=3, scalex=False)
+    assert hits.line_.get_color() == "red" and hits.line_.get_linewidth() == 3
+    ranks = RankDistributionDisplay.from_predictions(y, score, qid=qid, hatch="/", edgecolor="green",
+                                                     tick_label=None, log=False)
+    assert all(bar.get_hatch() == "/" for bar in ranks.bars_)
+    report_a, report_b = _two_reports()
+    comparison = QueryComparisonDisplay.from_reports(report_a, report_b, metric="mr", marker="x", s=5,
+                                                     linewidths=2)
+    assert comparison.scatter_.get_sizes().tolist() == [5]
+
+
+def _mixed_id_reports():
+    y, score, qid = _grouped(seed=11, n_queries=30, ties=False)
+    report_int = evaluate(y, score, qid=qid, metrics=["mrr"])
+    report_str = evaluate(y, -score, qid=qid.astype(str), metrics=["mrr"])
+    return report_int, report_str
+
+
+def test_integer_and_string_query_ids_are_not_paired():
+    """Query 3 and query '3' are different queries: stats and the Display paired them silently."""
+    from sklearn_rank import stats
+
+    report_int, report_str = _mixed_id_reports()
+    message = (r"^`{a}` and `{b}` must have query ids of one type to be paired by query id \(the number 3 and the "
+               r"string '3' are different queries\)\. Got numbers \(int64\) in `{a}` and strings \(<U\d+\) in `{b}` "
+               r"instead\.$")
+    with pytest.raises(ValueError, match=message.format(a="report_a", b="report_b")):
+        QueryComparisonDisplay.from_reports(report_int, report_str, metric="mrr")
+    for paired in (None, True):
+        with pytest.raises(ValueError, match=message.format(a="a", b="b")):
+            stats.compare(report_int, report_str, metric="mrr", paired=paired)
+    # as independent samples there is nothing to pair
+    assert stats.compare(report_int, report_str, metric="mrr", paired=False).paired is False
+
+
+def test_query_ids_of_two_number_types_are_paired():
+    from sklearn_rank import stats
+
+    report_int, _ = _mixed_id_reports()
+    y, score, qid = _grouped(seed=11, n_queries=30, ties=False)
+    report_float = evaluate(y, -score, qid=qid.astype(float), metrics=["mrr"])
+    display = QueryComparisonDisplay.from_reports(report_int, report_float, metric="mrr")
+    assert display.values_a.size == report_int.n_queries
+    assert stats.compare(report_int, report_float, metric="mrr").paired

@@ -6,19 +6,21 @@ import numpy as np
 
 from .. import _engine
 from .._registry import base_spec, with_k
-from ._base import (LOG_SCALE_RATIO, _D, _axes, _check_ax, _estimator_inputs, _estimator_name, _merge, _name,
-                    _positive_int)
+from ._base import (LOG_SCALE_RATIO, _D, _axes, _bool, _check_ax, _check_keywords, _estimator_inputs,
+                    _estimator_name, _first_outside, _merge, _name, _no_target, _numbers, _positive_int)
 
 # The hits@k curve goes up to this cut-off by default (or the largest candidate count, if smaller).
 DEFAULT_MAX_K = 100
+# Likely guesses at the Display's keywords, for the error on an unknown one.
+_HINTS = {"max_k": "k", "k_max": "k", "maxk": "k", "top_k": "k", "cutoff": "k", "cutoffs": "k",
+          "max_cutoff": "k", "baseline": "plot_baseline"}
 
 
 def _largest_candidate_count(y_true, y_score, options):
     ranks = _engine.compute_ranks(y_true, y_score, **{name: options[name] for name in (
         "qid", "exclude", "labels", "relevance_level", "targets", "nan_policy", "convention") if name in options})
     if not len(ranks):
-        raise ValueError("No query has a relevant item among its candidates: there is no hits@k curve to draw. "
-                         f"Got {len(ranks.qid)} queries without a target instead.")
+        raise _no_target(ranks, options.get("relevance_level"), "there is no hits@k curve to draw")
     return int(ranks.num_candidates.max())
 
 
@@ -72,11 +74,11 @@ class HitsAtKCurveDisplay:
     Parameters
     ----------
     k : array-like of shape (K,)
-        The cut-offs ``1 .. K``.
+        The cut-offs ``1 .. K`` (integers).
     hits : array-like of shape (K,)
-        ``Hits@k`` at each cut-off.
+        ``Hits@k`` at each cut-off, in ``[0, 1]``.
     baseline_hits : array-like of shape (K,), default=None
-        ``Hits@k`` of uniformly random rankings at each cut-off.
+        ``Hits@k`` of uniformly random rankings at each cut-off, in ``[0, 1]``.
     name : str, default=None
         Name of the model, for the legend.
 
@@ -122,17 +124,21 @@ class HitsAtKCurveDisplay:
     """
 
     def __init__(self, *, k, hits, baseline_hits=None, name=None):
-        k = np.asarray(k)
-        hits = np.asarray(hits, dtype=np.float64)
+        k = _numbers(k, "k")
+        hits = _numbers(hits, "hits").astype(np.float64)
         if k.ndim != 1 or k.size == 0 or k.dtype.kind not in "iu" or not np.array_equal(k, np.arange(1, k.size + 1)):
             raise ValueError(f"`k` must be the cut-offs 1 .. K. Got {k!r} instead.")
         if hits.shape != k.shape:
             raise ValueError(f"`hits` must hold one value per cut-off ({k.size}). Got shape {hits.shape} instead.")
+        # hit rates: the AUC in the legend is their mean, documented within [0, 1]
+        _first_outside((hits >= 0) & (hits <= 1), hits, "hits", "lie in [0, 1] (hit rates)")
         if baseline_hits is not None:
-            baseline_hits = np.asarray(baseline_hits, dtype=np.float64)
+            baseline_hits = _numbers(baseline_hits, "baseline_hits").astype(np.float64)
             if baseline_hits.shape != k.shape:
                 raise ValueError(f"`baseline_hits` must hold one value per cut-off ({k.size}). "
                                  f"Got shape {baseline_hits.shape} instead.")
+            _first_outside((baseline_hits >= 0) & (baseline_hits <= 1), baseline_hits, "baseline_hits",
+                           "lie in [0, 1] (hit rates)")
         self.k = k
         self.hits = hits
         self.baseline_hits = baseline_hits
@@ -153,7 +159,8 @@ class HitsAtKCurveDisplay:
         plot_baseline : bool, default=True
             Whether to draw the random baseline (when known).
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.plot`.
+            Passed to :meth:`matplotlib.axes.Axes.plot` (properties of a
+            ``Line2D``); any other keyword is a ``TypeError``, before any work.
 
         Returns
         -------
@@ -161,6 +168,9 @@ class HitsAtKCurveDisplay:
             This display, with ``line_``, ``baseline_line_``, ``ax_`` and
             ``figure_``.
         """
+        _check_ax(ax, "HitsAtKCurveDisplay.plot")
+        plot_baseline = _bool(plot_baseline, "plot_baseline")
+        _check_keywords(kwargs, "plot", "HitsAtKCurveDisplay.plot", HitsAtKCurveDisplay.plot, hints=_HINTS)
         ax = _axes(ax, "HitsAtKCurveDisplay.plot")
         name = _name(name, "name") if name is not None else self.name
         label = f"{name} (AUC = {self.auc:.3f})" if name else f"AUC = {self.auc:.3f}"
@@ -220,14 +230,15 @@ class HitsAtKCurveDisplay:
         plot_baseline : bool, default=True
             Whether to draw the random baseline.
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.plot`.
+            Passed to :meth:`matplotlib.axes.Axes.plot` (properties of a
+            ``Line2D``); any other keyword is a ``TypeError``, before any work.
 
         Returns
         -------
         display : HitsAtKCurveDisplay
             The display, drawn.
         """
-        _check_ax(ax, "HitsAtKCurveDisplay.from_predictions")
+        _check_drawing(ax, plot_baseline, kwargs, "HitsAtKCurveDisplay.from_predictions", cls.from_predictions)
         options = dict(qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
                        no_relevant=no_relevant, sample_weight=sample_weight, targets=targets,
                        nan_policy=nan_policy, convention=convention)
@@ -269,14 +280,15 @@ class HitsAtKCurveDisplay:
         plot_baseline : bool, default=True
             Whether to draw the random baseline.
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.plot`.
+            Passed to :meth:`matplotlib.axes.Axes.plot` (properties of a
+            ``Line2D``); any other keyword is a ``TypeError``, before any work.
 
         Returns
         -------
         display : HitsAtKCurveDisplay
             The display, drawn.
         """
-        _check_ax(ax, "HitsAtKCurveDisplay.from_estimator")
+        _check_drawing(ax, plot_baseline, kwargs, "HitsAtKCurveDisplay.from_estimator", cls.from_estimator)
         inputs, options = _estimator_inputs(estimator, X, y, qid, "HitsAtKCurveDisplay.from_estimator")
         merged = _merge(options, ties=ties, relevance_level=relevance_level, no_relevant=no_relevant,
                         targets=targets, nan_policy=nan_policy, convention=convention)
@@ -286,3 +298,10 @@ class HitsAtKCurveDisplay:
         name = _estimator_name(estimator) if name is None else name
         display = cls(k=cutoffs, hits=hits, baseline_hits=baseline, name=name)
         return display.plot(ax=ax, plot_baseline=plot_baseline, **kwargs)
+
+
+def _check_drawing(ax, plot_baseline, kwargs, caller, method):
+    """The drawing options of ``from_predictions`` and ``from_estimator``, checked before any evaluation."""
+    _check_ax(ax, caller)
+    _bool(plot_baseline, "plot_baseline")
+    _check_keywords(kwargs, "plot", caller, method, hints=_HINTS)

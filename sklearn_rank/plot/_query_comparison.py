@@ -9,7 +9,7 @@ import numpy as np
 from .. import _engine
 from .._conventions import resolve as _resolve_convention
 from .._registry import get_metric
-from ._base import _axes, _check_ax, _choice, _name
+from ._base import _axes, _bool, _check_ax, _check_keywords, _choice, _name, _numbers
 
 # Colours of the outcomes of a query in the comparison: A better, tie, B better.
 _OUTCOME_COLORS = ("tab:blue", "tab:gray", "tab:orange")
@@ -157,8 +157,8 @@ class QueryComparisonDisplay:
 
     def __init__(self, *, values_a, values_b, qid, metric, result=None, name_a="A", name_b="B",
                  greater_is_better=True):
-        values_a = np.asarray(values_a, dtype=np.float64)
-        values_b = np.asarray(values_b, dtype=np.float64)
+        values_a = _numbers(values_a, "values_a").astype(np.float64)
+        values_b = _numbers(values_b, "values_b").astype(np.float64)
         qid = np.asarray(qid)
         if values_a.ndim != 1 or values_a.shape != values_b.shape or values_a.shape != qid.shape:
             raise ValueError("`values_a`, `values_b` and `qid` must be 1-D of one length. Got shapes "
@@ -173,7 +173,7 @@ class QueryComparisonDisplay:
         self.metric = metric
         self.result = result
         self.name_a, self.name_b = _name(name_a, "name_a"), _name(name_b, "name_b")
-        self.greater_is_better = bool(greater_is_better)
+        self.greater_is_better = _bool(greater_is_better, "greater_is_better")
         higher, lower = int(np.sum(values_a > values_b)), int(np.sum(values_a < values_b))
         self.ties = int(values_a.size) - higher - lower
         self.wins, self.losses = (higher, lower) if self.greater_is_better else (lower, higher)
@@ -187,7 +187,9 @@ class QueryComparisonDisplay:
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure when None.
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.scatter`.
+            Passed to :meth:`matplotlib.axes.Axes.scatter` (its parameters and
+            the properties of a ``PathCollection``); any other keyword is a
+            ``TypeError``, before any work.
 
         Returns
         -------
@@ -195,6 +197,8 @@ class QueryComparisonDisplay:
             This display, with ``scatter_``, ``diagonal_``, ``ax_`` and
             ``figure_``.
         """
+        _check_ax(ax, "QueryComparisonDisplay.plot")
+        _check_keywords(kwargs, "scatter", "QueryComparisonDisplay.plot", QueryComparisonDisplay.plot)
         ax = _axes(ax, "QueryComparisonDisplay.plot")
         from matplotlib.lines import Line2D
 
@@ -254,7 +258,9 @@ class QueryComparisonDisplay:
         ax : matplotlib Axes, default=None
             Axes to draw on; a new figure when None.
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.scatter`.
+            Passed to :meth:`matplotlib.axes.Axes.scatter` (its parameters and
+            the properties of a ``PathCollection``); any other keyword is a
+            ``TypeError``, before any work.
 
         Returns
         -------
@@ -265,6 +271,7 @@ class QueryComparisonDisplay:
         from ..stats._pairing import UNPAIRED_POLICIES, pair_by_qid
 
         _check_ax(ax, "QueryComparisonDisplay.from_reports")
+        _check_keywords(kwargs, "scatter", "QueryComparisonDisplay.from_reports", cls.from_reports)
         _choice(unpaired, "unpaired", UNPAIRED_POLICIES)
         key_a, qid_a, values_a = _per_query(report_a, metric, "report_a")
         key_b, qid_b, values_b = _per_query(report_b, key_a if metric is None else metric, "report_b")

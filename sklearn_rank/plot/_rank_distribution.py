@@ -5,11 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _engine
-from ._base import (LOG_SCALE_RATIO, _D, _axes, _check_ax, _choice, _estimator_inputs, _estimator_name, _merge,
-                    _name, _positive_int)
+from ._base import (LOG_SCALE_RATIO, _D, _axes, _bool, _check_ax, _check_keywords, _choice, _estimator_inputs,
+                    _estimator_name, _first_outside, _merge, _name, _no_target, _numbers, _positive_int)
 
 _RANK_VARIANTS = ("realistic", "optimistic", "pessimistic", "ordinal", "expected")
 _LOG_SCALE = ("auto", True, False)
+# Elements of the (rows x bin boundaries) matrices computed at once: a few MB, however many targets or bins.
+_CHUNK_ELEMENTS = 1 << 18
+# Likely guesses at the Display's keywords, for the error on an unknown one.
+_HINTS = {"bins": "n_bins", "nbins": "n_bins", "num_bins": "n_bins", "logscale": "log_scale",
+          "log_x": "log_scale", "baseline": "plot_baseline"}
+
+
+def _rows_per_chunk(n_columns):
+    return max(1, _CHUNK_ELEMENTS // max(1, n_columns))
 
 
 def _log_comb(n, r):
@@ -32,7 +41,19 @@ def _random_rank_survival(num_candidates, num_relevant, at):
     return np.where(possible, np.exp(np.minimum(log_ratio, 0.0)), 0.0)
 
 
-def _expected_counts(optimistic, pessimistic, expected, bounds, chunk=1 << 14):
+def _baseline_counts(num_candidates, num_relevant, bounds):
+    """Expected targets per bin under uniformly random ranking: the sum over targets of
+    ``P(b_i <= R < b_{i+1}) = S(b_i) - S(b_{i+1})``, computed once per distinct (N, r) pair, in chunks."""
+    pairs, multiplicity = np.unique(np.column_stack([num_candidates, num_relevant]), axis=0, return_counts=True)
+    counts = np.zeros(bounds.size - 1)
+    chunk = _rows_per_chunk(bounds.size)
+    for lo in range(0, pairs.shape[0], chunk):
+        survival = _random_rank_survival(pairs[lo:lo + chunk, 0], pairs[lo:lo + chunk, 1], bounds)
+        counts += multiplicity[lo:lo + chunk] @ (survival[:, :-1] - survival[:, 1:])
+    return counts
+
+
+def _expected_counts(optimistic, pessimistic, expected, bounds):
     """Expected targets per bin ``[bounds[i], bounds[i + 1])`` over uniformly random orders of tied candidates.
 
     A target whose tie block starts at ``optimistic`` and holds ``d = pessimistic - optimistic``
@@ -48,6 +69,7 @@ def _expected_counts(optimistic, pessimistic, expected, bounds, chunk=1 << 14):
     o, d = optimistic[tied], d[tied]
     r = np.rint(d / (expected[tied] - o)) - 1.0
     b = d + r
+    chunk = _rows_per_chunk(bounds.size)
     for lo in range(0, o.size, chunk):
         part = slice(lo, lo + chunk)
         # P(R >= bound) = P(B >= bound - o + 1): 1 below the block, 0 past its last possible place
@@ -64,11 +86,14 @@ def _expected_counts(optimistic, pessimistic, expected, bounds, chunk=1 << 14):
 def _rank_bins(max_rank, log_scale, n_bins):
     """Integer rank boundaries ``1 = b_0 < b_1 < ... < b_n = max_rank + 1``: bin i holds the integer
     ranks ``b_i .. b_{i+1} - 1``."""
+    if n_bins is None:
+        n_bins = 30 if log_scale else min(max_rank, 50)
+    if n_bins >= max_rank:
+        # one bin per rank is the finest there is: decided before allocating n_bins + 1 boundaries
+        return np.arange(1, max_rank + 2, dtype=np.int64)
     if log_scale:
-        n_bins = 30 if n_bins is None else n_bins
         raw = np.geomspace(1.0, max_rank + 1.0, n_bins + 1)
     else:
-        n_bins = min(max_rank, 50) if n_bins is None else n_bins
         raw = np.linspace(1.0, max_rank + 1.0, n_bins + 1)
     bounds = np.unique(np.rint(raw).astype(np.int64))
     bounds[0], bounds[-1] = 1, max_rank + 1
@@ -93,13 +118,17 @@ class RankDistributionDisplay:
     Parameters
     ----------
     ranks : array-like of shape (n_targets,)
-        1-based rank of each target (may be fractional, e.g. mid ranks).
+        1-based rank of each target: whole ranks under ``ties="ordinal"``,
+        ``"optimistic"`` and ``"pessimistic"``, whole or half ranks (mid
+        ranks) under ``"realistic"``, any rank in ``[1, num_candidates]``
+        under ``"expected"``.
     num_candidates : array-like of shape (n_targets,)
-        Candidates each target was ranked against (itself included).
+        Candidates each target was ranked against (itself included): whole
+        numbers.
     num_relevant : array-like of shape (n_targets,), default=None
         Relevant candidates competing for each target's rank (the random
         baseline is the best of that many random positions); default 1.
-    ties : str, default="expected"
+    ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, default="expected"
         Which rank of :class:`~sklearn_rank.Ranks` ``ranks`` holds; shown on
         the axis label. With ``"expected"`` and ``optimistic`` and
         ``pessimistic`` given, the bars are the expected counts over every
@@ -109,8 +138,10 @@ class RankDistributionDisplay:
         rank (the largest candidate count) is more than 50 times the smallest
         possible rank, 1.
     n_bins : int, default=None
-        Number of bins (fewer when bins would hold no integer rank). Default:
-        one per rank up to 50 ranks, else 50 linear or 30 logarithmic bins.
+        Number of bins (fewer when bins would hold no integer rank: at most
+        one per rank, so ``n_bins`` at or above the largest candidate count
+        gives one bin per rank, linear or logarithmic). Default: one per rank
+        up to 50 ranks, else 50 linear or 30 logarithmic bins.
     name : str, default=None
         Name of the model, for the legend.
     optimistic, pessimistic : array-like of shape (n_targets,), default=None
@@ -173,24 +204,38 @@ class RankDistributionDisplay:
 
     def __init__(self, *, ranks, num_candidates, num_relevant=None, ties="expected", log_scale="auto",
                  n_bins=None, name=None, optimistic=None, pessimistic=None):
-        ranks = np.asarray(ranks, dtype=np.float64)
-        num_candidates = np.asarray(num_candidates)
+        ties = _choice(ties, "ties", _RANK_VARIANTS)
+        ranks = _numbers(ranks, "ranks").astype(np.float64)
+        num_candidates = _numbers(num_candidates, "num_candidates")
         if ranks.ndim != 1 or ranks.size == 0:
             raise ValueError("`ranks` must hold at least one rank (1-D): no target has a rank to draw (are there "
                              f"relevant items among the candidates?). Got shape {ranks.shape} instead.")
-        if num_candidates.shape != ranks.shape or num_candidates.dtype.kind not in "iuf":
+        if num_candidates.shape != ranks.shape:
             raise ValueError(f"`num_candidates` must hold one candidate count per rank ({ranks.size}). "
                              f"Got {num_candidates.dtype} of shape {num_candidates.shape} instead.")
-        num_relevant = np.ones_like(num_candidates) if num_relevant is None else np.asarray(num_relevant)
+        # a fractional count would be truncated when stored as int64
+        _first_outside(num_candidates == np.floor(num_candidates), num_candidates, "num_candidates",
+                       "hold whole candidate counts")
+        num_relevant = np.ones_like(num_candidates) if num_relevant is None else _numbers(num_relevant,
+                                                                                          "num_relevant")
         if num_relevant.shape != ranks.shape:
             raise ValueError(f"`num_relevant` must hold one count per rank ({ranks.size}). "
                              f"Got shape {num_relevant.shape} instead.")
+        _first_outside(num_relevant == np.floor(num_relevant), num_relevant, "num_relevant",
+                       "hold whole counts of relevant candidates")
         for label, values in (("ranks", ranks), ("num_relevant", num_relevant)):
             outside = ~((values >= 1) & (values <= num_candidates))
             if outside.any():
                 i = int(np.flatnonzero(outside)[0])
                 raise ValueError(f"`{label}` must lie in [1, num_candidates] for each target. Got {label}[{i}] = "
                                  f"{values[i].item()!r} with num_candidates[{i}] = {num_candidates[i].item()!r} instead.")
+        # what each kind of rank can be: optimistic, pessimistic and ordinal ranks are places; a mid rank
+        # is halfway between two places; an expected rank optimistic + d / (r + 1) is any fraction
+        if ties == "realistic":
+            _first_outside(2 * ranks == np.floor(2 * ranks), ranks, "ranks",
+                           "be whole or half ranks (mid ranks) under ties='realistic'")
+        elif ties != "expected":
+            _first_outside(ranks == np.floor(ranks), ranks, "ranks", f"be whole ranks under ties={ties!r}")
         self.ranks = ranks
         self.num_candidates = num_candidates.astype(np.int64)
         self.num_relevant = num_relevant.astype(np.int64)
@@ -224,12 +269,7 @@ class RankDistributionDisplay:
             self.counts = _expected_counts(optimistic, pessimistic, ranks, bounds)
         else:
             self.counts = np.histogram(self.ranks, bins=self.bin_edges)[0]
-        # Expected counts: sum over targets of P(b_i <= R < b_{i+1}) = S(b_i) - S(b_{i+1}), computed once
-        # per distinct (N, r) pair.
-        pairs, multiplicity = np.unique(np.column_stack([self.num_candidates, self.num_relevant]), axis=0,
-                                        return_counts=True)
-        survival = _random_rank_survival(pairs[:, 0], pairs[:, 1], bounds)
-        self.baseline_counts = multiplicity @ (survival[:, :-1] - survival[:, 1:])
+        self.baseline_counts = _baseline_counts(self.num_candidates, self.num_relevant, bounds)
 
     def plot(self, ax=None, *, name=None, plot_baseline=True, **kwargs):
         """Draw the histogram (and the baseline) on ``ax``.
@@ -243,13 +283,18 @@ class RankDistributionDisplay:
         plot_baseline : bool, default=True
             Whether to draw the expected counts of uniformly random ranks.
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.bar`.
+            Passed to :meth:`matplotlib.axes.Axes.bar` (properties of the bars,
+            ``Rectangle``, and its error-bar and tick keywords); any other
+            keyword is a ``TypeError``, before any work.
 
         Returns
         -------
         display : RankDistributionDisplay
             This display, with ``bars_``, ``baseline_``, ``ax_`` and ``figure_``.
         """
+        _check_ax(ax, "RankDistributionDisplay.plot")
+        plot_baseline = _bool(plot_baseline, "plot_baseline")
+        _check_keywords(kwargs, "bar", "RankDistributionDisplay.plot", RankDistributionDisplay.plot, hints=_HINTS)
         ax = _axes(ax, "RankDistributionDisplay.plot")
         name = _name(name, "name") if name is not None else self.name
         label = f"{name}: {self.ranks.size} targets" if name else f"{self.ranks.size} targets"
@@ -312,18 +357,23 @@ class RankDistributionDisplay:
         plot_baseline : bool, default=True
             Whether to draw the random baseline.
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.bar`.
+            Passed to :meth:`matplotlib.axes.Axes.bar` (properties of the bars,
+            ``Rectangle``, and its error-bar and tick keywords); any other
+            keyword is a ``TypeError``, before any work.
 
         Returns
         -------
         display : RankDistributionDisplay
             The display, drawn.
         """
-        _check_ax(ax, "RankDistributionDisplay.from_predictions")
+        caller = "RankDistributionDisplay.from_predictions"
+        _check_drawing(ax, log_scale, n_bins, plot_baseline, kwargs, caller, cls.from_predictions)
         _choice(ties, "ties", _RANK_VARIANTS)
         ranks = _engine.compute_ranks(y_true, y_score, qid=qid, exclude=exclude, labels=labels,
                                       relevance_level=relevance_level, targets=targets, nan_policy=nan_policy,
                                       convention=convention)
+        if not len(ranks):
+            raise _no_target(ranks, relevance_level, "no target has a rank to draw")
         return cls._draw(ranks, ties, log_scale, n_bins, name, ax, plot_baseline, kwargs)
 
     @classmethod
@@ -366,14 +416,17 @@ class RankDistributionDisplay:
         plot_baseline : bool, default=True
             Whether to draw the random baseline.
         **kwargs : dict
-            Passed to :meth:`matplotlib.axes.Axes.bar`.
+            Passed to :meth:`matplotlib.axes.Axes.bar` (properties of the bars,
+            ``Rectangle``, and its error-bar and tick keywords); any other
+            keyword is a ``TypeError``, before any work.
 
         Returns
         -------
         display : RankDistributionDisplay
             The display, drawn.
         """
-        _check_ax(ax, "RankDistributionDisplay.from_estimator")
+        caller = "RankDistributionDisplay.from_estimator"
+        _check_drawing(ax, log_scale, n_bins, plot_baseline, kwargs, caller, cls.from_estimator)
         inputs, options = _estimator_inputs(estimator, X, y, qid, "RankDistributionDisplay.from_estimator")
         if ties is None:
             ties = options.get("ties")
@@ -382,6 +435,8 @@ class RankDistributionDisplay:
         merged = _merge(options, relevance_level=relevance_level, targets=targets, nan_policy=nan_policy,
                         convention=convention)
         ranks = _engine.compute_ranks(**inputs, exclude=exclude, **merged)
+        if not len(ranks):
+            raise _no_target(ranks, merged.get("relevance_level"), "no target has a rank to draw")
         name = _estimator_name(estimator) if name is None else name
         return cls._draw(ranks, ties, log_scale, n_bins, name, ax, plot_baseline, kwargs)
 
@@ -391,3 +446,13 @@ class RankDistributionDisplay:
                       num_relevant=ranks.num_relevant, ties=ties, log_scale=log_scale, n_bins=n_bins, name=name,
                       optimistic=ranks.optimistic, pessimistic=ranks.pessimistic)
         return display.plot(ax=ax, plot_baseline=plot_baseline, **kwargs)
+
+
+def _check_drawing(ax, log_scale, n_bins, plot_baseline, kwargs, caller, method):
+    """The drawing options of ``from_predictions`` and ``from_estimator``, checked before any ranking."""
+    _check_ax(ax, caller)
+    _choice(log_scale, "log_scale", _LOG_SCALE)
+    if n_bins is not None:
+        _positive_int(n_bins, "n_bins")
+    _bool(plot_baseline, "plot_baseline")
+    _check_keywords(kwargs, "bar", caller, method, hints=_HINTS)

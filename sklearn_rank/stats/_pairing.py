@@ -1,5 +1,7 @@
 """Reports to values: the metric's per-query values (and weights), aligned by query id when the test is paired."""
 
+import numbers
+
 import numpy as np
 
 from ..exceptions import UnpairedQueriesWarning
@@ -10,6 +12,36 @@ from ._validation import _as_values, _format_choices, _is_report, _preview, _war
 _RANK_TESTS = ("wilcoxon", "mannwhitneyu")
 # what pair_by_qid does with a query id found in one report only
 UNPAIRED_POLICIES = ("raise", "drop")
+
+
+def _id_type(qid):
+    """What the query ids are, as the engine reads them (all numbers or all strings): "numbers", "strings",
+    "bytes", or the dtype's name for anything else."""
+    kind = qid.dtype.kind
+    if kind == "O":
+        values = qid.tolist()
+        if all(isinstance(v, str) for v in values):
+            kind = "U"
+        elif all(isinstance(v, bytes) for v in values):
+            kind = "S"
+        elif all(isinstance(v, numbers.Number) for v in values):
+            kind = "f"
+        else:
+            return "mixed objects"
+    return {"b": "numbers", "i": "numbers", "u": "numbers", "f": "numbers", "U": "strings",
+            "S": "bytes"}.get(kind, str(qid.dtype))
+
+
+def _check_id_types(qid_a, qid_b, label_a="a", label_b="b"):
+    """Refuse to pair query ids of two types: numpy compares 3 and '3' as equal strings, but they are two
+    queries (the engine refuses them mixed within one input, for the same reason)."""
+    if not (qid_a.size and qid_b.size):
+        return
+    type_a, type_b = _id_type(qid_a), _id_type(qid_b)
+    if type_a != type_b:
+        raise ValueError(f"`{label_a}` and `{label_b}` must have query ids of one type to be paired by query id "
+                         f"(the number 3 and the string '3' are different queries). Got {type_a} ({qid_a.dtype}) "
+                         f"in `{label_a}` and {type_b} ({qid_b.dtype}) in `{label_b}` instead.")
 
 
 def pair_by_qid(qid_a, qid_b, *, unpaired="drop", label_a="a", label_b="b"):
@@ -25,7 +57,8 @@ def pair_by_qid(qid_a, qid_b, *, unpaired="drop", label_a="a", label_b="b"):
         Query ids of the two reports, each id once (the callers check it, each with its own message).
     unpaired : {"raise", "drop"}, default="drop"
         Query ids found in one report only: a ``ValueError`` that names them, or left out (returned in
-        ``only_a`` and ``only_b``, for the caller to count or warn about).
+        ``only_a`` and ``only_b``, for the caller to count or warn about). Ids of two types (numbers in one
+        report, strings in the other) are a ``ValueError`` either way.
     label_a, label_b : str, default="a", "b"
         Names of the two reports in the error.
 
@@ -41,6 +74,7 @@ def pair_by_qid(qid_a, qid_b, *, unpaired="drop", label_a="a", label_b="b"):
     if unpaired not in UNPAIRED_POLICIES:
         raise ValueError(f"`unpaired` must be one of {_format_choices(list(UNPAIRED_POLICIES))}. "
                          f"Got {unpaired!r} instead.")
+    _check_id_types(qid_a, qid_b, label_a, label_b)
     shared, index_a, index_b = np.intersect1d(qid_a, qid_b, assume_unique=True, return_indices=True)
     only_a = np.setdiff1d(qid_a, shared, assume_unique=True) if qid_a.size > shared.size else qid_a[:0]
     only_b = np.setdiff1d(qid_b, shared, assume_unique=True) if qid_b.size > shared.size else qid_b[:0]
@@ -153,7 +187,8 @@ def _align_by_qid(qid_a, values_a, qid_b, values_b, label_a, label_b):
         if unique.size != qid.size:
             raise ValueError(f"`{label}` lists some query ids more than once, so it cannot be aligned. "
                              f"Got repeated query ids {_preview(unique[counts > 1])} instead.")
-    shared, index_a, index_b, only_a, only_b = pair_by_qid(qid_a, qid_b, unpaired="drop")
+    shared, index_a, index_b, only_a, only_b = pair_by_qid(qid_a, qid_b, unpaired="drop", label_a=label_a,
+                                                           label_b=label_b)
     n_unpaired_a, n_unpaired_b = only_a.size, only_b.size
     if shared.size < 2:
         raise ValueError(f"A paired test aligns reports by query id and needs at least two queries found in both "
@@ -197,6 +232,7 @@ def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
         elif test == "mannwhitneyu" or not both_reports:
             paired = False
         else:  # reports on (some of) the same queries are paired on those
+            _check_id_types(qid_a, qid_b, label_a, label_b)
             paired = bool(np.intersect1d(qid_a, qid_b).size)
 
     unpaired = (0, 0)
