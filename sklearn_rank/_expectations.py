@@ -1,15 +1,22 @@
-"""Exact expectations over tie orders.
+"""Exact expectations over tie orders, in any array namespace.
 
 Under ``ties="expected"`` the position of the best of ``r`` relevant items in a tie block of ``m``
 candidates that starts after ``s`` others is ``s + X``, with ``X`` the minimum of ``r`` positions drawn
 without replacement from ``1..m`` (McSherry & Najork, ECIR 2008). The functions here give the moments
-the kernels need of that distribution, per target and vectorised: E[1 / (s + X)], P(s + X <= k),
+the kernels need of that distribution, per target and elementwise: E[1 / (s + X)], P(s + X <= k),
 E[s + X], Var[X] and E[(s + X)**a]; the random baselines of the adjusted metrics are the same
 distribution with s = 0 and m the number of candidates.
+
+Each formula is written once against the namespace ``xp`` (NumPy by default, arrays of any shape).
+Where the standard lacks a primitive, a helper gives it for every namespace with a NumPy branch
+inside: digamma and trigamma (``scipy.special`` for NumPy, their series otherwise), and the
+r > 1 expectations (for NumPy, the log-gamma probabilities of the entries concerned only, added by
+``np.bincount``; otherwise the terms laid out as a matrix per group of entries).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from math import factorial
 
@@ -17,18 +24,77 @@ import numpy as np
 from scipy.special import digamma, gammaln, polygamma
 
 
-def harmonic(x):
+def _floats(xp, *arrays):
+    """NumPy: the arguments as float64 arrays (lists and integer arrays accepted); other namespaces:
+    as they come (float64 arrays of the caller)."""
+    if xp is np:
+        return tuple(np.asarray(a, dtype=np.float64) for a in arrays)
+    return arrays
+
+
+def _any(xp, mask):
+    return bool(xp.any(mask))
+
+
+def _clip(xp, x, low, high):
+    return xp.minimum(xp.maximum(x, low), high)
+
+
+def _some_many(xp, m, r):
+    """The entries with r > 1 in a block of m > 1 (their X has no closed-form moments); None if none.
+    ``r`` may be the number 1 (one relevant item everywhere)."""
+    if not hasattr(r, "shape"):
+        return None
+    many = (m > 1) & (r > 1)
+    return many if _any(xp, many) else None
+
+
+_EULER_GAMMA = 0.57721566490153286061  # == np.euler_gamma
+_SHIFT = 10  # psi(y) = psi(y + 10) - sum_{j<10} 1 / (y + j); the series is used from 10 on
+
+
+def _digamma(y, xp):
+    """psi(y) for y >= 1: scipy for NumPy; else Abramowitz & Stegun 6.3.18, eight Bernoulli terms
+    (error below 1e-17)."""
+    if xp is np:
+        return digamma(y)
+    correction = xp.zeros_like(y)
+    for j in range(_SHIFT):
+        correction = correction + 1.0 / (y + j)
+    z = y + _SHIFT
+    w = 1.0 / (z * z)
+    series = w * (1 / 12 - w * (1 / 120 - w * (1 / 252 - w * (1 / 240 - w * (1 / 132 - w * (691 / 32760
+                                                                                      - w / 12))))))
+    return xp.log(z) - 0.5 / z - series - correction
+
+
+def _trigamma(y, xp):
+    """psi'(y) for y >= 1: scipy for NumPy; else Abramowitz & Stegun 6.4.12, eight Bernoulli terms."""
+    if xp is np:
+        return polygamma(1, y)
+    correction = xp.zeros_like(y)
+    for j in range(_SHIFT):
+        correction = correction + 1.0 / ((y + j) * (y + j))
+    z = y + _SHIFT
+    w = 1.0 / (z * z)
+    series = (1 / 6 - w * (1 / 30 - w * (1 / 42 - w * (1 / 30 - w * (5 / 66 - w * (691 / 2730 - w * 7 / 6))))))
+    return 1.0 / z + 0.5 * w + series * w / z + correction
+
+
+def harmonic(x, *, xp=np):
     """H(x) = sum_{j<=x} 1/j, extended to real x >= 0 through the digamma function."""
-    return digamma(np.asarray(x, dtype=np.float64) + 1.0) + np.euler_gamma
+    (x,) = _floats(xp, x)
+    return _digamma(x + 1.0, xp) + _EULER_GAMMA
 
 
-def harmonic2(x):
+def harmonic2(x, *, xp=np):
     """Second-order harmonic number sum_{j<=x} 1/j**2 (real x >= 0)."""
-    return np.pi ** 2 / 6 - polygamma(1, np.asarray(x, dtype=np.float64) + 1.0)
+    (x,) = _floats(xp, x)
+    return math.pi ** 2 / 6 - _trigamma(x + 1.0, xp)
 
 
 def _expand(s, m, r):
-    """Probability mass of s + X for targets with r > 1: (owner, value, probability)."""
+    """NumPy: probability mass of s + X for targets with r > 1: (owner, value, probability)."""
     length = (m - r + 1).astype(np.int64)
     owner = np.repeat(np.arange(len(s)), length)
     offsets = np.cumsum(length) - length
@@ -43,51 +109,135 @@ def _expand(s, m, r):
     return owner, s[owner] + x, p
 
 
-def expect_reciprocal(s, m, r, power=1, k=None):
-    """E[1 / (s + X)**power] for power 1 or 2; with a cut-off ``k``, E[1{s + X <= k} / (s + X)**power]."""
-    s, m, r = (np.asarray(a, dtype=np.float64) for a in (s, m, r))
-    out = np.empty(s.shape)
-    # positions of the block inside the cut-off: s + 1 .. s + t
-    t = m if k is None else np.clip(np.floor(k - s), 0, m)
-    point = m == 1
-    out[point] = t[point] / (s[point] + 1) ** power
-    uni = (~point) & (r == 1)
-    h = harmonic if power == 1 else harmonic2
-    out[uni] = (h(s[uni] + t[uni]) - h(s[uni])) / m[uni]
-    many = (~point) & (r > 1)
-    if many.any():
-        idx = np.flatnonzero(many)
-        owner, value, p = _expand(s[idx], m[idx], r[idx])
-        if k is not None:
-            p = np.where(value <= k, p, 0.0)
-        out[idx] = np.bincount(owner, weights=p / value ** power, minlength=idx.size)
-    return out
+def _best_of_many(xp, s, m, r, many, kind, k=None, power=1, a=None):
+    """E[1{s + X <= k} / (s + X)**power] (``kind="reciprocal"``) or E[(s + X)**a] - 1 (``"power"``) where
+    ``many`` holds (r > 1 in a block of m > 1); other entries are left meaningless.
+
+    NumPy: the mass of the entries concerned (``_expand``), summed per entry by ``np.bincount``. Other
+    namespaces: P(X = x) = C(m - x, r - 1) / C(m, r) over x, each probability from the previous one (ratio
+    (m - x - r + 1) / (m - x)) through a cumulative sum of logarithms, then renormalised as ``_expand``
+    does; the terms of a group of entries are one matrix (entries x the longest support), groups bounded
+    as the score chunks.
+    """
+    if xp is np:
+        out = np.zeros(s.shape)
+        owner, value, p = _expand(s[many], m[many], r[many])
+        if kind == "power":
+            terms = p * np.expm1(a[many][owner] * np.log(value))
+        else:
+            if k is not None:
+                p = np.where(value <= k, p, 0.0)
+            terms = p / value ** power
+        out[many] = np.bincount(owner, weights=terms, minlength=int(np.count_nonzero(many)))
+        return out
+    from ._inputs import namespace_chunk
+    from ._sklearn_compat import array_device
+
+    shape, device = s.shape, array_device(s)
+    flat = (lambda v: xp.reshape(v, (-1,)))
+    s, m, many = flat(s), flat(m), flat(many)
+    r = xp.where(many, flat(r), 2.0)  # harmless stand-ins elsewhere
+    a = None if a is None else flat(a)
+    support = xp.where(many, m - r + 1, 1.0)
+    length = int(xp.max(support))
+    group = max(1, namespace_chunk(device) // (8 * length))  # a few float64 matrices of group x length
+    parts = []
+    for lo in range(0, s.shape[0], group):
+        hi = min(s.shape[0], lo + group)
+        parts.append(_expanded(xp, s[lo:hi], m[lo:hi], r[lo:hi], support[lo:hi], length, k, kind, power,
+                               None if a is None else a[lo:hi], device))
+    return xp.reshape(parts[0] if len(parts) == 1 else xp.concat(parts), shape)
 
 
-def expect_hits(s, m, r, k):
-    """P(s + X <= k)."""
-    s, m, r = (np.asarray(a, dtype=np.float64) for a in (s, m, r))
-    t = np.clip(np.floor(k - s), 0, m)
-    out = np.where(m == 1, t, t / m)
-    many = (m > 1) & (r > 1)
-    if many.any():
+def _expanded(xp, s, m, r, support, length, k, kind, power, a, device):
+    x = xp.arange(1, length + 1, dtype=xp.float64, device=device)[None, :]
+    mm, rr, ss = m[:, None], r[:, None], s[:, None]
+    inside = x <= support[:, None]
+    # log P(X = x + 1) - log P(X = x) for x = 1..length - 1, 0 outside the support
+    i = x[:, :-1]
+    step = xp.where(i < support[:, None], xp.log(xp.maximum(mm - i - rr + 1, 1.0)) - xp.log(xp.maximum(mm - i, 1.0)),
+                    0.0)
+    log_p = xp.log(rr / mm) + xp.concat([xp.zeros((s.shape[0], 1), dtype=xp.float64, device=device),
+                                         xp.cumulative_sum(step, axis=1)], axis=1)
+    p = xp.where(inside, xp.exp(log_p), 0.0)
+    p = p / xp.sum(p, axis=1, keepdims=True)
+    value = ss + x
+    if kind == "power":
+        return xp.sum(p * xp.expm1(a[:, None] * xp.log(value)), axis=1)
+    reach = xp.ones_like(value) if k is None else xp.astype(value <= k, xp.float64)
+    return xp.sum(p * reach / value ** power, axis=1)
+
+
+def _hits_of_best(xp, m, r, t, many):
+    """P(X <= t) = 1 - C(m - t, r) / C(m, r) where ``many`` holds, exactly 1 where m - t < r.
+
+    NumPy: the log-gamma form on the entries concerned. Other namespaces: the ratio as the product of
+    (m - t - i) / (m - i) over i < r (a sum of logarithms, r terms per entry, groups bounded as the
+    score chunks)."""
+    if xp is np:
+        out = np.zeros(m.shape)
         mm, rr, tt = m[many], r[many], t[many]
-        # 1 - C(m - t, r) / C(m, r)
         ok = mm - tt >= rr
         log_ratio = (gammaln(mm - tt + 1) - gammaln(mm - tt - rr + 1)
                      - gammaln(mm + 1) + gammaln(mm - rr + 1))
         out[many] = np.where(ok, -np.expm1(np.where(ok, log_ratio, 0.0)), 1.0)
+        return out
+    from ._inputs import namespace_chunk
+    from ._sklearn_compat import array_device
+
+    shape, device = m.shape, array_device(m)
+    flat = (lambda v: xp.reshape(v, (-1,)))
+    m, t, many = flat(m), flat(t), flat(many)
+    r = xp.where(many, flat(r), 2.0)
+    ok = m - t >= r
+    length = int(xp.max(r))
+    group = max(1, namespace_chunk(device) // (8 * length))
+    i = xp.arange(length, dtype=xp.float64, device=device)[None, :]
+    parts = []
+    for lo in range(0, m.shape[0], group):
+        hi = min(m.shape[0], lo + group)
+        mm, tt, rr = m[lo:hi, None], t[lo:hi, None], r[lo:hi, None]
+        inside = (i < rr) & (mm - tt - i >= 1)
+        terms = xp.where(inside, xp.log(xp.maximum(mm - tt - i, 1.0)) - xp.log(xp.maximum(mm - i, 1.0)), 0.0)
+        parts.append(xp.sum(terms, axis=1))
+    log_ratio = parts[0] if len(parts) == 1 else xp.concat(parts)
+    return xp.reshape(xp.where(ok, -xp.expm1(log_ratio), 1.0), shape)
+
+
+def expect_reciprocal(s, m, r, power=1, k=None, *, xp=np):
+    """E[1 / (s + X)**power] for power 1 or 2; with a cut-off ``k``, E[1{s + X <= k} / (s + X)**power]."""
+    s, m, r = _floats(xp, s, m, r)
+    # positions of the block inside the cut-off: s + 1 .. s + t
+    t = m if k is None else _clip(xp, xp.floor(k - s), 0.0, m)
+    out = t / (s + 1) ** power  # a point mass (m == 1)
+    if _any(xp, m > 1):
+        h = harmonic if power == 1 else harmonic2
+        out = xp.where(m == 1, out, (h(s + t, xp=xp) - h(s, xp=xp)) / m)  # X uniform (r == 1)
+        many = _some_many(xp, m, r)
+        if many is not None:
+            out = xp.where(many, _best_of_many(xp, s, m, r, many, "reciprocal", k=k, power=power), out)
     return out
 
 
-def expect_rank(s, m, r):
-    return np.asarray(s, dtype=np.float64) + (np.asarray(m, dtype=np.float64) + 1) / (np.asarray(r) + 1.0)
+def expect_hits(s, m, r, k, *, xp=np):
+    """P(s + X <= k)."""
+    s, m, r = _floats(xp, s, m, r)
+    t = _clip(xp, xp.floor(k - s), 0.0, m)
+    out = xp.where(m == 1, t, t / m)
+    many = _some_many(xp, m, r)
+    if many is not None:
+        out = xp.where(many, _hits_of_best(xp, m, r, t, many), out)
+    return out
 
 
-def variance_rank(m, r):
+def expect_rank(s, m, r, *, xp=np):
+    s, m, r = _floats(xp, s, m, r)
+    return s + (m + 1) / (r + 1.0)
+
+
+def variance_rank(m, r, *, xp=np):
     """Var[X] of the best of r positions among m (s does not matter)."""
-    m = np.asarray(m, dtype=np.float64)
-    r = np.asarray(r, dtype=np.float64)
+    m, r = _floats(xp, m, r)
     return r * (m + 1) * (m - r) / ((r + 1) ** 2 * (r + 2))
 
 
@@ -102,7 +252,7 @@ _EULER_MACLAURIN = tuple(float(Fraction(n, d) / factorial(2 * k)) for k, (n, d) 
      (-174611, 330)], start=1))  # ... the rest by Euler-Maclaurin (Abramowitz & Stegun 23.1.30): B_2k / (2k)!
 
 
-def _power_sum_excess(s, m, a):
+def _power_sum_excess(s, m, a, *, xp=np):
     """sum_{t=1}^{m} ((s + t)**a - 1), one exponent per target (a >= 0, s >= 0, m >= 1).
 
     The first ``_DIRECT_TERMS`` terms are added one by one; beyond them (x from
@@ -112,68 +262,71 @@ def _power_sum_excess(s, m, a):
     result keeps a few ulps of relative precision whatever s, m and a are. No loop over
     targets or over distinct exponents: a fixed number of array operations.
     """
-    total = np.zeros(s.shape)
+    total = xp.zeros_like(s)
     for t in range(1, _DIRECT_TERMS + 1):
-        total += np.where(t <= m, np.expm1(a * np.log(s + t)), 0.0)
-    tail = np.flatnonzero(m > _DIRECT_TERMS)
-    if tail.size:
-        at = a[tail]
-        lo = s[tail] + (_DIRECT_TERMS + 1)
-        hi = s[tail] + m[tail]
-        log_lo, log_hi = np.log(lo), np.log(hi)
-        g_lo, g_hi = np.expm1(at * log_lo), np.expm1(at * log_hi)
-        # integral of x**a - 1 from lo to hi = (hi - lo) phi(hi) + lo (phi(hi) - phi(lo)) with
-        # phi(x) = x**a / (1 + a) - 1, positive for x >= 3: both parts are nonnegative.
-        phi_hi = np.expm1(at * log_hi - np.log1p(at))
-        span = hi - lo
-        integral = span * phi_hi + lo * (g_lo + 1) * np.expm1(at * np.log1p(span / lo)) / (1 + at)
-        value = integral + (g_lo + g_hi) / 2
-        # sum_k B_2k / (2k)! (f^(2k-1)(hi) - f^(2k-1)(lo)), f^(n)(x) = a (a-1) ... (a-n+1) x**(a-n)
-        falling = at.copy()
-        pow_lo, pow_hi = (g_lo + 1) / lo, (g_hi + 1) / hi
-        inv_lo2, inv_hi2 = 1.0 / (lo * lo), 1.0 / (hi * hi)
-        for k, coef in enumerate(_EULER_MACLAURIN, start=1):
-            value += coef * falling * (pow_hi - pow_lo)
-            falling = falling * (at - (2 * k - 1)) * (at - 2 * k)
-            pow_lo = pow_lo * inv_lo2
-            pow_hi = pow_hi * inv_hi2
-        total[tail] += value
-    return total
+        total = total + xp.where(t <= m, xp.expm1(a * xp.log(s + t)), 0.0)
+    tail = m > _DIRECT_TERMS
+    if not _any(xp, tail):
+        return total
+    lo = s + (_DIRECT_TERMS + 1)
+    hi = xp.where(tail, s + m, lo + 1.0)  # a harmless stand-in where the tail is empty
+    log_lo, log_hi = xp.log(lo), xp.log(hi)
+    g_lo, g_hi = xp.expm1(a * log_lo), xp.expm1(a * log_hi)
+    # integral of x**a - 1 from lo to hi = (hi - lo) phi(hi) + lo (phi(hi) - phi(lo)) with
+    # phi(x) = x**a / (1 + a) - 1, positive for x >= 3: both parts are nonnegative.
+    phi_hi = xp.expm1(a * log_hi - xp.log1p(a))
+    span = hi - lo
+    integral = span * phi_hi + lo * (g_lo + 1) * xp.expm1(a * xp.log1p(span / lo)) / (1 + a)
+    value = integral + (g_lo + g_hi) / 2
+    # sum_k B_2k / (2k)! (f^(2k-1)(hi) - f^(2k-1)(lo)), f^(n)(x) = a (a-1) ... (a-n+1) x**(a-n)
+    falling = a
+    pow_lo, pow_hi = (g_lo + 1) / lo, (g_hi + 1) / hi
+    inv_lo2, inv_hi2 = 1.0 / (lo * lo), 1.0 / (hi * hi)
+    for k, coef in enumerate(_EULER_MACLAURIN, start=1):
+        value = value + coef * falling * (pow_hi - pow_lo)
+        falling = falling * (a - (2 * k - 1)) * (a - 2 * k)
+        pow_lo = pow_lo * inv_lo2
+        pow_hi = pow_hi * inv_hi2
+    return total + xp.where(tail, value, 0.0)
 
 
-def expect_power_excess(s, m, r, a):
+def _uniform_power_excess(xp, s, m, a, uniform):
+    """E[(s + X)**a] - 1 for X uniform on 1..m, where ``uniform`` holds (other entries meaningless).
+
+    NumPy evaluates the entries concerned only and, with one exponent and one start for all of them
+    (the random baseline of unweighted targets), each candidate count once: the same values as entry by
+    entry, at a fraction of the cost."""
+    if xp is not np:
+        return _power_sum_excess(s, m, a, xp=xp) / m
+    out = np.zeros(s.shape)
+    su, mu, au = s[uniform], m[uniform], a[uniform]
+    if su.size > 1024 and (au == au[0]).all() and (su == su[0]).all():
+        sizes, inverse = np.unique(mu, return_inverse=True)
+        out[uniform] = (_power_sum_excess(np.full(sizes.size, su[0]), sizes, np.full(sizes.size, au[0]))
+                        / sizes)[inverse]
+    else:
+        out[uniform] = _power_sum_excess(su, mu, au) / mu
+    return out
+
+
+def expect_power_excess(s, m, r, a, *, xp=np):
     """E[(s + X)**a] - 1, with a per target, to full relative precision (see ``_power_sum_excess``)."""
-    s, m, r, a = (np.asarray(v, dtype=np.float64) for v in (s, m, r, a))
-    out = np.empty(s.shape)
-    point = m == 1
-    out[point] = np.expm1(a[point] * np.log(s[point] + 1))
-    uni = (~point) & (r == 1)
-    if uni.any():
-        idx = np.flatnonzero(uni)
-        su, mu, au = s[idx], m[idx], a[idx]
-        if idx.size > 1024 and (au == au[0]).all() and (su == su[0]).all():
-            # One exponent and one start (the random baseline of unweighted targets): each
-            # candidate count once. The same values as term by term, at a fraction of the cost.
-            sizes, inverse = np.unique(mu, return_inverse=True)
-            su, mu, au = np.full(sizes.size, su[0]), sizes, np.full(sizes.size, au[0])
-            out[idx] = (_power_sum_excess(su, mu, au) / mu)[inverse]
-        else:
-            out[idx] = _power_sum_excess(su, mu, au) / mu
-    many = (~point) & (r > 1)
-    if many.any():
-        idx = np.flatnonzero(many)
-        owner, value, p = _expand(s[idx], m[idx], r[idx])
-        out[idx] = np.bincount(owner, weights=p * np.expm1(a[idx][owner] * np.log(value)), minlength=idx.size)
+    s, m, r, a = _floats(xp, s, m, r, a)
+    out = xp.expm1(a * xp.log(s + 1))  # a point mass (m == 1)
+    uniform = (m > 1) & (r == 1)
+    if _any(xp, uniform):
+        out = xp.where(uniform, _uniform_power_excess(xp, s, m, a, uniform), out)
+    many = _some_many(xp, m, r)
+    if many is not None:
+        out = xp.where(many, _best_of_many(xp, s, m, r, many, "power", a=a), out)
     return out
 
 
-def log_expect_power(s, m, r, a):
+def log_expect_power(s, m, r, a, *, xp=np):
     """log E[(s + X)**a], with a per target (a = weight share of the target, for geometric means)."""
-    s, m, r, a = (np.asarray(v, dtype=np.float64) for v in (s, m, r, a))
-    out = np.log1p(expect_power_excess(s, m, r, a))
-    point = m == 1
-    out[point] = a[point] * np.log(s[point] + 1)  # exact doubling with 2a: no spread for a point mass
-    return out
+    s, m, r, a = _floats(xp, s, m, r, a)
+    # a point mass directly: exact doubling with 2a, no spread
+    return xp.where(m == 1, a * xp.log(s + 1), xp.log1p(expect_power_excess(s, m, r, a, xp=xp)))
 
 
 # ERR under ties="expected" (``ListKernels.err``). In a tie block of m candidates after s others, holding

@@ -10,8 +10,8 @@ from scipy.special import ndtri
 
 from ._registry import list_kernel, rank_kernel
 from .exceptions import UndefinedMetricWarning
-from ._expectations import (_DIRECT_TERMS, _EULER_MACLAURIN, expect_hits, expect_order_reciprocal, expect_rank, expect_reciprocal, harmonic,
-                            log_expect_power, symmetric_means, variance_rank)
+from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_rank, expect_reciprocal,
+                            harmonic, log_expect_power, symmetric_means, variance_rank)
 from ._ranks import exclusive_segment_sum, segment_starts
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
@@ -408,54 +408,138 @@ class RankDistribution:
         ones = np.ones(value.shape)
         return cls(value - 1, ones, ones, value)
 
-    @classmethod
-    def random(cls, num_candidates, num_relevant):
-        """Uniformly random ranking of num_candidates with num_relevant relevant ones (the baseline)."""
-        m = np.asarray(num_candidates, dtype=np.float64)
-        r = np.asarray(num_relevant, dtype=np.float64)
-        return cls(np.zeros(m.shape), m, r, None)
+
+class _Segments:
+    """NumPy layout: targets as flat arrays with a segment id each, segments summed by ``np.bincount``
+    (the array API standard has no segment reduction)."""
+
+    def __init__(self, seg, n_seg):
+        self.seg, self.n_segments = seg, n_seg
+
+    def total(self, values):
+        return np.bincount(self.seg, weights=values, minlength=self.n_segments)
+
+    def per_target(self, values):
+        return values[self.seg]
+
+    def count(self, like):
+        return np.bincount(self.seg, minlength=self.n_segments).astype(np.float64)
+
+    def weighted_median(self, values, weight, wsum):
+        # Sort by (segment, value); the median is the mean of the values where the cumulative
+        # weight first reaches half and first exceeds half (the usual median for equal weights).
+        order = np.lexsort((values, self.seg))
+        v, sg, w_sorted = values[order], self.seg[order], weight[order]
+        cw = np.cumsum(w_sorted)
+        before = np.bincount(sg, weights=w_sorted, minlength=self.n_segments)
+        base = np.cumsum(before) - before
+        within = cw - base[sg]
+        half = wsum[sg] / 2
+        lo_idx = _first_true_per_segment(within >= half * (1 - 1e-12), sg, self.n_segments)
+        hi_idx = _first_true_per_segment(within > half * (1 + 1e-12), sg, self.n_segments)
+        out = np.full(self.n_segments, np.nan)
+        ok = (lo_idx >= 0) & (wsum > 0)
+        hi = np.where(hi_idx >= 0, hi_idx, lo_idx)
+        out[ok] = (v[lo_idx[ok]] + v[hi[ok]]) / 2
+        return out
+
+
+class _Rows:
+    """Layout of any namespace: targets as 2-D arrays, one row per segment, one column per slot;
+    ``present`` marks the slots holding a target (None: all). Segments are summed along rows."""
+
+    def __init__(self, xp, present):
+        self.xp, self.present = xp, present
+
+    def total(self, values):
+        if self.present is not None:
+            values = self.xp.where(self.present, values, 0.0)
+        return self.xp.sum(values, axis=1)
+
+    def per_target(self, values):
+        return values[:, None]
+
+    def count(self, like):
+        return self.total(self.xp.ones_like(like))
+
+    def weighted_median(self, values, weight, wsum):
+        # _Segments.weighted_median per row: in increasing order of value (ties in slot order, empty
+        # slots last), the mean of the values where the cumulative weight first reaches half and first
+        # exceeds half; the cumulative weight never decreases, so "first" is a count.
+        xp = self.xp
+        n = values.shape[1]
+        if n == 1:
+            return xp.where(wsum > 0, values[:, 0], float("nan"))
+        if self.present is not None:
+            values = xp.where(self.present, values, float("inf"))
+        order = xp.argsort(values, axis=1, stable=True)
+        v = xp.take_along_axis(values, order, axis=1)
+        cw = xp.cumulative_sum(xp.take_along_axis(weight, order, axis=1), axis=1)
+        half = (wsum / 2)[:, None]
+        lo = xp.count_nonzero(~(cw >= half * (1 - 1e-12)), axis=1)
+        hi = xp.count_nonzero(~(cw > half * (1 + 1e-12)), axis=1)
+        ok = (lo < n) & (wsum > 0)
+        lo = xp.minimum(lo, n - 1)
+        hi = xp.where(hi < n, hi, lo)
+        at = (lambda index: xp.take_along_axis(v, xp.astype(index, xp.int64)[:, None], axis=1)[:, 0])
+        return xp.where(ok, (at(lo) + at(hi)) / 2, float("nan"))
 
 
 class RankStats:
-    """Rank statistics of targets grouped into segments, with weights."""
+    """Rank statistics of targets grouped into segments, with weights, in any array namespace.
+
+    Each target's rank is ``dist`` (a :class:`RankDistribution`), its random baseline the best of
+    ``num_relevant`` among ``num_candidates``. Built from NumPy arrays of targets and their segment ids
+    ``seg`` (``n_seg`` segments); :class:`NamespaceRankStats` builds the same statistics from 2-D arrays
+    of another namespace. The formulas are written once, in ``self.xp``; the layout (``_Segments``,
+    ``_Rows``) gives the sums per segment and the weighted median.
+    """
 
     def __init__(self, dist, weight, seg, n_seg, num_candidates, num_relevant):
-        self.dist = dist
-        self.weight = weight
-        self.seg = seg
-        self.n_segments = n_seg
-        self.wsum = _segment_sum(seg, weight, n_seg)
-        self.count = np.bincount(seg, minlength=n_seg).astype(np.float64)
-        self.num_candidates = num_candidates
-        self.num_relevant = num_relevant
+        self._setup(np, dist, weight, _Segments(seg, n_seg), np.asarray(num_candidates, dtype=np.float64),
+                    np.asarray(num_relevant, dtype=np.float64))
+
+    def _setup(self, xp, dist, weight, layout, num_candidates, num_relevant):
+        self.xp, self.dist, self.weight, self.layout = xp, dist, weight, layout
+        self.wsum = layout.total(weight)
+        self.count = layout.count(weight)
+        self.num_candidates, self.num_relevant = num_candidates, num_relevant
         self._baselines = {}  # (base, k) -> moments: zgmr and agmri share one
 
+    def _divide(self, num, den):
+        xp = self.xp
+        return xp.where(den > 0, num / xp.where(den > 0, den, 1.0), float("nan"))
+
     def _mean(self, values):
-        return _divide(_segment_sum(self.seg, self.weight * values, self.n_segments), self.wsum, np.nan)
+        return self._divide(self.layout.total(self.weight * values), self.wsum)
 
     def _var_of_mean(self, variances):
-        return _divide(_segment_sum(self.seg, self.weight ** 2 * variances, self.n_segments), self.wsum ** 2, np.nan)
+        return self._divide(self.layout.total(self.weight ** 2 * variances), self.wsum ** 2)
 
     def _share(self):
-        return _divide(self.weight, self.wsum[self.seg], np.nan)
+        return self._divide(self.weight, self.layout.per_target(self.wsum))
+
+    def _weighted_median(self, values):
+        return self.layout.weighted_median(values, self.weight, self.wsum)
 
     def _gmr(self, dist):
-        log_gmr = _segment_sum(self.seg, log_expect_power(dist.s, dist.m, dist.r, self._share()), self.n_segments)
+        xp = self.xp
+        log_gmr = self.layout.total(log_expect_power(dist.s, dist.m, dist.r, self._share(), xp=xp))
         # a segment without targets has no geometric mean (not the empty product 1)
-        return np.where(self.count > 0, np.exp(log_gmr), np.nan)
+        return xp.where(self.count > 0, xp.exp(log_gmr), float("nan"))
 
     # One method per rank statistic, named in the registry (``_registry``), each taking the cut-off k.
     def mean_rank(self, k):
         dist = self.dist
-        return self._mean(expect_rank(dist.s, dist.m, dist.r))
+        return self._mean(expect_rank(dist.s, dist.m, dist.r, xp=self.xp))
 
     def reciprocal_rank(self, k):
         dist = self.dist
-        return self._mean(expect_reciprocal(dist.s, dist.m, dist.r, k=k))
+        return self._mean(expect_reciprocal(dist.s, dist.m, dist.r, k=k, xp=self.xp))
 
     def hit(self, k):
         dist = self.dist
-        return self._mean(expect_hits(dist.s, dist.m, dist.r, k))
+        return self._mean(expect_hits(dist.s, dist.m, dist.r, k, xp=self.xp))
 
     def geometric_mean_rank(self, k):
         return self._gmr(self.dist)
@@ -481,15 +565,15 @@ class RankStats:
     def rank_variance(self, k):
         mid = self.dist.mid
         mean = self._mean(mid)
-        return self._mean((mid - mean[self.seg]) ** 2)
+        return self._mean((mid - self.layout.per_target(mean)) ** 2)
 
     def rank_std(self, k):
-        return np.sqrt(self.rank_variance(k))
+        return self.xp.sqrt(self.rank_variance(k))
 
     def rank_mad(self, k):
         mid = self.dist.mid
         med = self._weighted_median(mid)
-        return _MAD_SCALE * self._weighted_median(np.abs(mid - med[self.seg]))
+        return float(_MAD_SCALE) * self._weighted_median(self.xp.abs(mid - self.layout.per_target(med)))
 
     def compute(self, base, k):
         """The value per segment of the rank statistic ``base`` (a registry name) at cut-off ``k``."""
@@ -498,24 +582,6 @@ class RankStats:
             return self._adjusted(base, k)
         return getattr(self, name)(k)
 
-    def _weighted_median(self, values):
-        # Sort by (segment, value); the median is the mean of the values where the cumulative
-        # weight first reaches half and first exceeds half (the usual median for equal weights).
-        order = np.lexsort((values, self.seg))
-        v, sg, w_sorted = values[order], self.seg[order], self.weight[order]
-        cw = np.cumsum(w_sorted)
-        before = _segment_sum(sg, w_sorted, self.n_segments)
-        base = np.cumsum(before) - before
-        within = cw - base[sg]
-        half = self.wsum[sg] / 2
-        lo_idx = _first_true_per_segment(within >= half * (1 - 1e-12), sg, self.n_segments)
-        hi_idx = _first_true_per_segment(within > half * (1 + 1e-12), sg, self.n_segments)
-        out = np.full(self.n_segments, np.nan)
-        ok = (lo_idx >= 0) & (self.wsum > 0)
-        hi = np.where(hi_idx >= 0, hi_idx, lo_idx)
-        out[ok] = (v[lo_idx[ok]] + v[hi[ok]]) / 2
-        return out
-
     def baseline(self, base, k):
         """Expectation and variance of a base statistic under uniformly random ranking."""
         if (base, k) not in self._baselines:
@@ -523,30 +589,32 @@ class RankStats:
         return self._baselines[base, k]
 
     def _random_moments(self, base, k):
-        rnd = RankDistribution.random(self.num_candidates, self.num_relevant)
+        # a uniformly random ranking: the best of num_relevant among num_candidates, from the top
+        xp, n, r = self.xp, self.num_candidates, self.num_relevant
+        zero = xp.zeros_like(n)
         if base == "mr":
-            e = expect_rank(rnd.s, rnd.m, rnd.r)
-            return self._mean(e), self._var_of_mean(variance_rank(rnd.m, rnd.r))
+            return self._mean(expect_rank(zero, n, r, xp=xp)), self._var_of_mean(variance_rank(n, r, xp=xp))
         if base == "mrr":
-            e1 = expect_reciprocal(rnd.s, rnd.m, rnd.r)
-            e2 = expect_reciprocal(rnd.s, rnd.m, rnd.r, power=2)
-            return self._mean(e1), self._var_of_mean(np.maximum(e2 - e1 ** 2, 0.0))
+            e1 = expect_reciprocal(zero, n, r, xp=xp)
+            e2 = expect_reciprocal(zero, n, r, power=2, xp=xp)
+            return self._mean(e1), self._var_of_mean(xp.maximum(e2 - e1 ** 2, 0.0))
         if base == "hits":
-            p = expect_hits(rnd.s, rnd.m, rnd.r, k)
+            p = expect_hits(zero, n, r, k, xp=xp)
             return self._mean(p), self._var_of_mean(p * (1 - p))
         if base == "gmr":
             a = self._share()
-            log_first = log_expect_power(rnd.s, rnd.m, rnd.r, a)
-            log_second = log_expect_power(rnd.s, rnd.m, rnd.r, 2 * a)
-            e = np.exp(_segment_sum(self.seg, log_first, self.n_segments))
+            log_first = log_expect_power(zero, n, r, a, xp=xp)
+            log_second = log_expect_power(zero, n, r, 2 * a, xp=xp)
+            e = xp.exp(self.layout.total(log_first))
             # Var = E[G^2] - E[G]^2 = E[G]^2 expm1(log E[G^2] - 2 log E[G]); the difference is taken
             # per target (each is the small spread of one factor) before the sum, never between
             # the two large sums.
-            spread = _segment_sum(self.seg, log_second - 2 * log_first, self.n_segments)
-            return e, np.maximum(e * e * np.expm1(spread), 0.0)
+            spread = self.layout.total(log_second - 2 * log_first)
+            return e, xp.maximum(e * e * xp.expm1(spread), 0.0)
         raise KeyError(base)
 
     def _adjusted(self, base, k):
+        xp = self.xp
         if base in ("amr", "amri", "zmr"):
             stat, ref = self.mean_rank(None), "mr"
         elif base in ("amrr", "zmrr"):
@@ -558,44 +626,66 @@ class RankStats:
         else:
             raise KeyError(base)
         e, var = self.baseline(ref, k)
+        if base == "amr":
+            num, den = stat, e
+        elif base in ("amri", "agmri"):
+            # (E[M] - M) / (E[M] - 1): 1 for a perfect ranking, 0 for a random one
+            num, den = e - stat, e - 1
+        elif base in ("amrr", "ahits"):
+            num, den = stat - e, 1 - e
+        else:
+            sign = -1.0 if ref in ("mr", "gmr") else 1.0
+            num, den = sign * (stat - e), xp.sqrt(var)
+        # x / 0 is +-inf or NaN in every namespace: undefined (the errstate also silences the namespaces
+        # that compute with NumPy, such as array-api-strict)
         with np.errstate(divide="ignore", invalid="ignore"):
-            if base == "amr":
-                out = stat / e
-            elif base in ("amri", "agmri"):
-                # (E[M] - M) / (E[M] - 1): 1 for a perfect ranking, 0 for a random one
-                out = (e - stat) / (e - 1)
-            elif base in ("amrr", "ahits"):
-                out = (stat - e) / (1 - e)
-            else:
-                sign = -1.0 if ref in ("mr", "gmr") else 1.0
-                out = sign * (stat - e) / np.sqrt(var)
-        out = out + 0.0  # no negative zero in reports
+            out = num / den + 0.0  # no negative zero in reports
         # Exact zero numerators (a random scorer) over zero denominators stay undefined.
-        undefined = ~np.isfinite(out) & (self.wsum > 0)
-        if undefined.any():
+        undefined = ~xp.isfinite(out) & (self.wsum > 0)
+        if bool(xp.any(undefined)):
             name = base if k is None else f"{base}@{k}"
             warnings.warn(f"{name} is undefined where {self._degenerate_cause(undefined, k)}, since a random "
                           "ranking then scores the best value; it is reported as NaN there.",
                           UndefinedMetricWarning, stacklevel=4)
-            out = np.where(np.isfinite(out), out, np.nan)
-        return out
+        return xp.where(xp.isfinite(out), out, float("nan"))
 
     def _degenerate_cause(self, undefined, k):
         """Why the random baseline of the ``undefined`` segments has no spread, in words."""
+        xp = self.xp
         # the best of r relevant candidates among N takes one of N - r + 1 ranks
-        possible = np.asarray(self.num_candidates, dtype=np.float64) - np.asarray(self.num_relevant) + 1
-        spread = _segment_sum(self.seg, (possible > 1) & (self.weight > 0), self.n_segments) > 0
+        possible = self.num_candidates - self.num_relevant + 1
+        spread = self.layout.total(xp.astype((possible > 1) & (self.weight > 0), xp.float64)) > 0
         causes = []
-        if (undefined & ~spread).any():
+        if bool(xp.any(undefined & ~spread)):
             causes.append("every target has a single possible rank (one candidate)")
-        if (undefined & spread).any() and k is None:
+        if bool(xp.any(undefined & spread)) and k is None:
             causes.append("the random baseline has no measurable spread")
-        elif (undefined & spread).any():
+        elif bool(xp.any(undefined & spread)):
             # only a cut-off can make a baseline with several possible ranks certain
-            most = int(possible[(self.weight > 0) & undefined[self.seg]].max())
+            weighted = (self.weight > 0) & self.layout.per_target(undefined)
+            most = int(xp.max(xp.where(weighted, possible, 0.0)))
             causes.append(f"k={k} is at least the number of candidates of every target (at most {most} "
                           "possible ranks)")
         return " and where ".join(causes)
+
+
+class NamespaceRankStats(RankStats):
+    """:class:`RankStats` of 2-D arrays of any namespace: one row per segment, one column per slot.
+
+    ``s``, ``m``, ``r`` place each target (s + X, X the best of r positions among m), ``mid`` is its
+    mid rank, ``weight`` its weight, ``num_candidates`` and ``num_relevant`` its random baseline;
+    ``present`` marks the slots holding a target (None: all). Per query, a row per query (one column
+    for one target per query, or the candidate slots of a relevance matrix's row); pooled, one row
+    of every target. ``compute`` returns one value per row.
+    """
+
+    def __init__(self, xp, s, m, r, mid, weight, num_candidates, num_relevant, present=None):
+        if present is not None:  # harmless values in the empty slots
+            s, m, r, mid = (xp.where(present, v, d) for v, d in ((s, 0.0), (m, 1.0), (r, 1.0), (mid, 1.0)))
+            num_candidates = xp.where(present, num_candidates, 1.0)
+            num_relevant = xp.where(present, num_relevant, 1.0)
+            weight = xp.where(present, weight, 0.0)
+        self._setup(xp, RankDistribution(s, m, r, mid), weight, _Rows(xp, present), num_candidates, num_relevant)
 
 
 def _first_true_per_segment(mask, seg, n):
@@ -610,302 +700,11 @@ def _first_true_per_segment(mask, seg, n):
     return out
 
 
-# --------------------------------------------------------------------------------------------
-# Array API dispatch: the label index's metrics in the score's namespace. Each query has one
-# target, the true candidate (r = 1), after s others in a tie block of m, so every expectation
-# of ``_expectations`` has its r = 1 form, written here with the namespace's elementwise functions
-# (no scipy.special: the digamma and trigamma functions are evaluated by their recurrence and
-# asymptotic series, to a few ulps).
-# --------------------------------------------------------------------------------------------
-_EULER_GAMMA = 0.57721566490153286061
-_SHIFT = 10  # psi(y) = psi(y + 10) - sum_{j<10} 1 / (y + j); the series is used from 10 on
 
+def _device(x):
+    from ._sklearn_compat import array_device
 
-def _digamma(xp, y):
-    """psi(y) for y >= 1 (Abramowitz & Stegun 6.3.18, eight Bernoulli terms: error below 1e-17)."""
-    correction = xp.zeros_like(y)
-    for j in range(_SHIFT):
-        correction = correction + 1.0 / (y + j)
-    z = y + _SHIFT
-    w = 1.0 / (z * z)
-    series = w * (1 / 12 - w * (1 / 120 - w * (1 / 252 - w * (1 / 240 - w * (1 / 132 - w * (691 / 32760
-                                                                                      - w / 12))))))
-    return xp.log(z) - 0.5 / z - series - correction
-
-
-def _trigamma(xp, y):
-    """psi'(y) for y >= 1 (Abramowitz & Stegun 6.4.12, eight Bernoulli terms)."""
-    correction = xp.zeros_like(y)
-    for j in range(_SHIFT):
-        correction = correction + 1.0 / ((y + j) * (y + j))
-    z = y + _SHIFT
-    w = 1.0 / (z * z)
-    series = (1 / 6 - w * (1 / 30 - w * (1 / 42 - w * (1 / 30 - w * (5 / 66 - w * (691 / 2730 - w * 7 / 6))))))
-    return 1.0 / z + 0.5 * w + series * w / z + correction
-
-
-def ns_harmonic(xp, x, power=1):
-    """sum_{j <= x} 1 / j**power for real x >= 0 (power 1 or 2), as ``_expectations.harmonic(2)``."""
-    if power == 1:
-        return _digamma(xp, x + 1.0) + _EULER_GAMMA
-    return math.pi ** 2 / 6 - _trigamma(xp, x + 1.0)
-
-
-def _clip(xp, x, low, high):
-    return xp.minimum(xp.maximum(x, low), high)
-
-
-def ns_expect_reciprocal(xp, s, m, k=None, power=1):
-    """E[1{s + X <= k} / (s + X)**power], X uniform on 1..m (``expect_reciprocal`` with r = 1)."""
-    t = m if k is None else _clip(xp, xp.floor(k - s), 0.0, m)
-    uniform = (ns_harmonic(xp, s + t, power) - ns_harmonic(xp, s, power)) / m
-    return xp.where(m == 1, t / (s + 1) ** power, uniform)
-
-
-def ns_expect_hits(xp, s, m, k):
-    """P(s + X <= k), X uniform on 1..m."""
-    t = _clip(xp, xp.floor(k - s), 0.0, m)
-    return xp.where(m == 1, t, t / m)
-
-
-def ns_variance_rank(m):
-    return (m + 1) * (m - 1) / 12.0  # variance_rank(m, 1)
-
-
-def _ns_power_sum_excess(xp, s, m, a):
-    """``_expectations._power_sum_excess`` (sum_{t=1}^{m} ((s + t)**a - 1)) in the namespace."""
-    total = xp.zeros_like(s)
-    for t in range(1, _DIRECT_TERMS + 1):
-        total = total + xp.where(t <= m, xp.expm1(a * xp.log(s + t)), 0.0)
-    tail = m > _DIRECT_TERMS
-    lo = s + (_DIRECT_TERMS + 1)
-    hi = xp.where(tail, s + m, lo + 1.0)  # a harmless stand-in where the tail is empty
-    log_lo, log_hi = xp.log(lo), xp.log(hi)
-    g_lo, g_hi = xp.expm1(a * log_lo), xp.expm1(a * log_hi)
-    phi_hi = xp.expm1(a * log_hi - xp.log1p(a))
-    span = hi - lo
-    integral = span * phi_hi + lo * (g_lo + 1) * xp.expm1(a * xp.log1p(span / lo)) / (1 + a)
-    value = integral + (g_lo + g_hi) / 2
-    falling = a
-    pow_lo, pow_hi = (g_lo + 1) / lo, (g_hi + 1) / hi
-    inv_lo2, inv_hi2 = 1.0 / (lo * lo), 1.0 / (hi * hi)
-    for k, coef in enumerate(_EULER_MACLAURIN, start=1):
-        value = value + coef * falling * (pow_hi - pow_lo)
-        falling = falling * (a - (2 * k - 1)) * (a - 2 * k)
-        pow_lo = pow_lo * inv_lo2
-        pow_hi = pow_hi * inv_hi2
-    return total + xp.where(tail, value, 0.0)
-
-
-def ns_log_expect_power(xp, s, m, a):
-    """log E[(s + X)**a], X uniform on 1..m (``log_expect_power`` with r = 1)."""
-    spread = xp.log1p(_ns_power_sum_excess(xp, s, m, a) / m)
-    return xp.where(m == 1, a * xp.log(s + 1), spread)
-
-
-class NamespaceRankStats:
-    """:class:`RankStats` in the namespace, on 2-D arrays: one row per segment, one column per slot.
-
-    ``s``, ``m``, ``r`` place each target (s + X, X the best of r positions among m), ``mid`` is its
-    mid rank, ``weight`` its weight, ``num_candidates`` and ``num_relevant`` its random baseline;
-    ``present`` marks the slots holding a target (None: all). Per query, a row per query (one column
-    for one target per query, or the candidate slots of a relevance matrix's row); pooled, one row
-    of every target. ``compute`` returns one value per row.
-    """
-
-    def __init__(self, xp, s, m, r, mid, weight, num_candidates, num_relevant, present=None):
-        self.xp = xp
-        if present is not None:  # harmless values in the empty slots
-            s, m, r, mid = (xp.where(present, v, d) for v, d in ((s, 0.0), (m, 1.0), (r, 1.0), (mid, 1.0)))
-            num_candidates = xp.where(present, num_candidates, 1.0)
-            num_relevant = xp.where(present, num_relevant, 1.0)
-            weight = xp.where(present, weight, 0.0)
-        self.s, self.m, self.r, self.mid, self.weight = s, m, r, mid, weight
-        self.present = present
-        self.num_candidates, self.num_relevant = num_candidates, num_relevant
-        self.wsum = self._total(weight)
-        self.count = self._total(xp.ones_like(s))
-
-    def _total(self, values):
-        if self.present is not None:
-            values = self.xp.where(self.present, values, 0.0)
-        return self.xp.sum(values, axis=1)
-
-    def _divide(self, num, den):
-        xp = self.xp
-        return xp.where(den > 0, num / xp.where(den > 0, den, 1.0), float("nan"))
-
-    def _mean(self, values):
-        return self._divide(self._total(self.weight * values), self.wsum)
-
-    def _var_of_mean(self, variances):
-        return self._divide(self._total(self.weight ** 2 * variances), self.wsum ** 2)
-
-    def _share(self):
-        xp = self.xp
-        wsum = self.wsum[:, None]
-        return xp.where(wsum > 0, self.weight / xp.where(wsum > 0, wsum, 1.0), float("nan"))
-
-    def _elementwise(self, fn, *arrays):
-        """``fn`` of 1-D arrays applied to 2-D ones (flattened, then shaped back)."""
-        xp = self.xp
-        shape = arrays[0].shape
-        flat = [xp.reshape(array, (-1,)) for array in arrays]
-        return xp.reshape(fn(*flat), shape)
-
-    def _expect(self, kind, k=None, power=1, a=None, s=None, m=None, r=None):
-        s = self.s if s is None else s
-        m, r = (self.m if m is None else m), (self.r if r is None else r)
-        args = (s, m, r) if a is None else (s, m, r, a)
-        return self._elementwise(lambda *flat: ns_first_expectation(
-            self.xp, *flat[:3], k, kind, power=power, a=None if a is None else flat[3]), *args)
-
-    def _log_expect_power(self, a, s=None, m=None, r=None):
-        xp = self.xp
-        s, m, r = (self.s if s is None else s), (self.m if m is None else m), (self.r if r is None else r)
-        spread = xp.log1p(self._expect("power", a=a, s=s, m=m, r=r))
-        return xp.where(m == 1, a * xp.log(s + 1), spread)
-
-    def _gmr(self):
-        xp = self.xp
-        log_gmr = self._total(self._log_expect_power(self._share()))
-        return xp.where(self.count > 0, xp.exp(log_gmr), float("nan"))
-
-    def mean_rank(self, k):
-        return self._mean(self.s + (self.m + 1) / (self.r + 1))
-
-    def reciprocal_rank(self, k):
-        return self._mean(self._expect("reciprocal", k=k))
-
-    def hit(self, k):
-        return self._mean(self._expect("hits", k=k))
-
-    def geometric_mean_rank(self, k):
-        return self._gmr()
-
-    def inverse_geometric_mean_rank(self, k):
-        return 1.0 / self._gmr()
-
-    def harmonic_mean_rank(self, k):
-        return 1.0 / self.reciprocal_rank(None)
-
-    def inverse_arithmetic_mean_rank(self, k):
-        return 1.0 / self.mean_rank(None)
-
-    def target_count(self, k):
-        return self.count
-
-    def median_rank(self, k):
-        return self._weighted_median(self.mid)
-
-    def inverse_median_rank(self, k):
-        return 1.0 / self._weighted_median(self.mid)
-
-    def rank_variance(self, k):
-        return self._mean((self.mid - self._mean(self.mid)[:, None]) ** 2)
-
-    def rank_std(self, k):
-        return self.xp.sqrt(self.rank_variance(k))
-
-    def rank_mad(self, k):
-        med = self._weighted_median(self.mid)
-        return float(_MAD_SCALE) * self._weighted_median(self.xp.abs(self.mid - med[:, None]))
-
-    def compute(self, base, k):
-        """The value per row of the rank statistic ``base`` (a registry name) at cut-off ``k``."""
-        name = rank_kernel(base)
-        if name == "adjusted":
-            return self._adjusted(base, k)
-        return getattr(self, name)(k)
-
-    def _weighted_median(self, values):
-        # RankStats._weighted_median per row: in increasing order of value (ties in slot order, empty
-        # slots last), the mean of the values where the cumulative weight first reaches half and first
-        # exceeds half; the cumulative weight never decreases, so "first" is a count.
-        xp = self.xp
-        n = values.shape[1]
-        if n == 1:
-            return xp.where(self.wsum > 0, values[:, 0], float("nan"))
-        if self.present is not None:
-            values = xp.where(self.present, values, float("inf"))
-        order = xp.argsort(values, axis=1, stable=True)
-        v = xp.take_along_axis(values, order, axis=1)
-        cw = xp.cumulative_sum(xp.take_along_axis(self.weight, order, axis=1), axis=1)
-        half = (self.wsum / 2)[:, None]
-        lo = xp.count_nonzero(~(cw >= half * (1 - 1e-12)), axis=1)
-        hi = xp.count_nonzero(~(cw > half * (1 + 1e-12)), axis=1)
-        ok = (lo < n) & (self.wsum > 0)
-        lo = xp.minimum(lo, n - 1)
-        hi = xp.where(hi < n, hi, lo)
-        at = (lambda index: xp.take_along_axis(v, xp.astype(index, xp.int64)[:, None], axis=1)[:, 0])
-        return xp.where(ok, (at(lo) + at(hi)) / 2, float("nan"))
-
-    def _random_moments(self, base, k):
-        xp, n, r = self.xp, self.num_candidates, self.num_relevant
-        zero = xp.zeros_like(n)
-        if base == "mr":
-            return self._mean((n + 1) / (r + 1)), self._var_of_mean(r * (n + 1) * (n - r) / ((r + 1) ** 2 * (r + 2)))
-        if base == "mrr":
-            e1 = self._expect("reciprocal", s=zero, m=n, r=r)
-            e2 = self._expect("reciprocal", power=2, s=zero, m=n, r=r)
-            return self._mean(e1), self._var_of_mean(xp.maximum(e2 - e1 ** 2, 0.0))
-        if base == "hits":
-            p = self._expect("hits", k=k, s=zero, m=n, r=r)
-            return self._mean(p), self._var_of_mean(p * (1 - p))
-        a = self._share()  # gmr
-        log_first = self._log_expect_power(a, s=zero, m=n, r=r)
-        log_second = self._log_expect_power(2 * a, s=zero, m=n, r=r)
-        e = xp.exp(self._total(log_first))
-        spread = self._total(log_second - 2 * log_first)
-        return e, xp.maximum(e * e * xp.expm1(spread), 0.0)
-
-    def _adjusted(self, base, k):
-        xp = self.xp
-        if base in ("amr", "amri", "zmr"):
-            stat, ref = self.mean_rank(None), "mr"
-        elif base in ("amrr", "zmrr"):
-            stat, ref = self.reciprocal_rank(None), "mrr"
-        elif base in ("agmri", "zgmr"):
-            stat, ref = self.geometric_mean_rank(None), "gmr"
-        else:
-            stat, ref = self.hit(k), "hits"
-        e, var = self._random_moments(ref, k)
-        if base == "amr":
-            num, den = stat, e
-        elif base in ("amri", "agmri"):
-            num, den = e - stat, e - 1
-        elif base in ("amrr", "ahits"):
-            num, den = stat - e, 1 - e
-        else:
-            sign = -1.0 if ref in ("mr", "gmr") else 1.0
-            num, den = sign * (stat - e), xp.sqrt(var)
-        # x / 0 is +-inf or NaN in every namespace: undefined, as in RankStats._adjusted (the errstate
-        # silences the namespaces that compute with NumPy, such as array-api-strict)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = num / den + 0.0
-        undefined = ~xp.isfinite(out) & (self.wsum > 0)
-        if bool(xp.any(undefined)):
-            name = base if k is None else f"{base}@{k}"
-            warnings.warn(f"{name} is undefined where {self._degenerate_cause(undefined, k)}, since a random "
-                          "ranking then scores the best value; it is reported as NaN there.",
-                          UndefinedMetricWarning, stacklevel=4)
-        return xp.where(xp.isfinite(out), out, float("nan"))
-
-    def _degenerate_cause(self, undefined, k):
-        xp = self.xp
-        possible = self.num_candidates - self.num_relevant + 1  # the best of r among N: N - r + 1 ranks
-        spread = self._total(xp.astype((possible > 1) & (self.weight > 0), xp.float64)) > 0
-        causes = []
-        if bool(xp.any(undefined & ~spread)):
-            causes.append("every target has a single possible rank (one candidate)")
-        if bool(xp.any(undefined & spread)) and k is None:
-            causes.append("the random baseline has no measurable spread")
-        elif bool(xp.any(undefined & spread)):
-            weighted = (self.weight > 0) & undefined[:, None]
-            most = int(xp.max(xp.where(weighted, possible, 0.0)))
-            causes.append(f"k={k} is at least the number of candidates of every target (at most {most} "
-                          "possible ranks)")
-        return " and where ".join(causes)
+    return array_device(x)
 
 
 class NamespaceListKernels:
@@ -926,10 +725,10 @@ class NamespaceListKernels:
         return self._in_top(k) / self.size
 
     def reciprocal_rank(self, k):
-        return ns_expect_reciprocal(self.xp, self.s, self.size, k=k)
+        return expect_reciprocal(self.s, self.size, 1, k=k, xp=self.xp)
 
     def hit(self, k):
-        return ns_expect_hits(self.xp, self.s, self.size, k)
+        return expect_hits(self.s, self.size, 1, k, xp=self.xp)
 
     def precision(self, k):
         return self.hits_count(k) / k
@@ -950,7 +749,7 @@ class NamespaceListKernels:
         # _ap_sum with one relevant item: (H(s + t) - H(s)) / m, 1 / (s + 1) for a point
         xp, s, m = self.xp, self.s, self.size
         t = self._in_top(k)
-        value = xp.where(m > 1, (ns_harmonic(xp, s + t) - ns_harmonic(xp, s)) / m,
+        value = xp.where(m > 1, (harmonic(s + t, xp=xp) - harmonic(s, xp=xp)) / m,
                          xp.where(t > 0, 1.0 / (s + 1), 0.0))
         if self.ap_denominator != "retrieved":
             return value  # one relevant item: min(k, 1) = 1
@@ -1018,7 +817,7 @@ class NamespaceListKernels:
         k_value = math.inf if k is None else float(k)
         point = xp.where(s + 1 <= k_value, 1.0 / (s + 1), 0.0)
         last = xp.maximum(xp.floor(xp.minimum(xp.full_like(s, k_value), s + m)), s)
-        uniform = (ns_harmonic(xp, last) - ns_harmonic(xp, s)) / m
+        uniform = (harmonic(last, xp=xp) - harmonic(s, xp=xp)) / m
         return (1.0 - go_on) * xp.where(m == 1, point, uniform)
 
     def judged(self, k):
@@ -1027,91 +826,6 @@ class NamespaceListKernels:
     def compute(self, base, k, param=None):
         method = getattr(self, list_kernel(base))
         return method(k) if base not in ("rbp", "err") else method(k, param)
-
-
-def _device(x):
-    from ._sklearn_compat import array_device
-
-    return array_device(x)
-
-
-def ns_first_expectation(xp, s, m, r, k, kind, power=1, a=None):
-    """For s + X, X the best of r positions drawn without replacement from 1..m (1-D arrays, any r >= 1):
-    E[1{s + X <= k} / (s + X)**power] (``kind="reciprocal"``), P(s + X <= k) (``"hits"``), or
-    E[(s + X)**a] - 1 (``"power"``, exponent ``a`` per entry, as ``expect_power_excess``).
-
-    r = 1 takes the closed forms above. r > 1 sums P(X = x) = C(m - x, r - 1) / C(m, r) over x, each
-    probability from the previous one (ratio (m - x - r + 1) / (m - x)) through a cumulative sum of
-    logarithms, then renormalised as ``_expectations._expand`` does; the terms of a group of entries
-    are laid out as one matrix (entries x the longest support), groups bounded as the score chunks.
-    """
-    if kind == "reciprocal":
-        simple = ns_expect_reciprocal(xp, s, m, k=k, power=power)
-    elif kind == "hits":
-        simple = ns_expect_hits(xp, s, m, k)
-    else:
-        simple = xp.where(m == 1, xp.expm1(a * xp.log(s + 1)), _ns_power_sum_excess(xp, s, m, a) / m)
-    many = (m > 1) & (r > 1)
-    if not bool(xp.any(many)):
-        return simple
-    from ._inputs import namespace_chunk
-
-    device = _device(s)
-    if kind == "hits":
-        return xp.where(many, _hits_of_best(xp, s, m, xp.where(many, r, 2.0), k, device), simple)
-    support = xp.where(many, m - r + 1, 1.0)
-    length = int(xp.max(support))
-    group = max(1, namespace_chunk(device) // (8 * length))  # a few float64 matrices of group x length
-    parts = []
-    for lo in range(0, s.shape[0], group):
-        hi = min(s.shape[0], lo + group)
-        parts.append(_expanded(xp, s[lo:hi], m[lo:hi], xp.where(many[lo:hi], r[lo:hi], 2.0), support[lo:hi],
-                               length, k, kind, power, None if a is None else a[lo:hi], device))
-    expanded = parts[0] if len(parts) == 1 else xp.concat(parts)
-    return xp.where(many, expanded, simple)
-
-
-def _hits_of_best(xp, s, m, r, k, device):
-    """P(s + X <= k) = 1 - C(m - t, r) / C(m, r), t = clip(k - s, 0, m), as ``expect_hits``: the ratio
-    is the product of (m - t - i) / (m - i) over i < r (a sum of logarithms, r terms per entry), and
-    exactly 1 where m - t < r."""
-    from ._inputs import namespace_chunk
-
-    t = _clip(xp, xp.floor(k - s), 0.0, m)
-    ok = m - t >= r
-    length = int(xp.max(r))
-    group = max(1, namespace_chunk(device) // (8 * length))
-    i = xp.arange(length, dtype=xp.float64, device=device)[None, :]
-    parts = []
-    for lo in range(0, s.shape[0], group):
-        hi = min(s.shape[0], lo + group)
-        mm, tt, rr = m[lo:hi, None], t[lo:hi, None], r[lo:hi, None]
-        inside = (i < rr) & (mm - tt - i >= 1)
-        terms = xp.where(inside, xp.log(xp.maximum(mm - tt - i, 1.0)) - xp.log(xp.maximum(mm - i, 1.0)), 0.0)
-        parts.append(xp.sum(terms, axis=1))
-    log_ratio = parts[0] if len(parts) == 1 else xp.concat(parts)
-    return xp.where(ok, -xp.expm1(log_ratio), 1.0)
-
-
-def _expanded(xp, s, m, r, support, length, k, kind, power, a, device):
-    x = xp.arange(1, length + 1, dtype=xp.float64, device=device)[None, :]
-    mm, rr, ss = m[:, None], r[:, None], s[:, None]
-    inside = x <= support[:, None]
-    # log P(X = x + 1) - log P(X = x) for x = 1..length - 1, 0 outside the support
-    i = x[:, :-1]
-    step = xp.where(i < support[:, None], xp.log(xp.maximum(mm - i - rr + 1, 1.0)) - xp.log(xp.maximum(mm - i, 1.0)),
-                    0.0)
-    log_p = xp.log(rr / mm) + xp.concat([xp.zeros((s.shape[0], 1), dtype=xp.float64, device=device),
-                                         xp.cumulative_sum(step, axis=1)], axis=1)
-    p = xp.where(inside, xp.exp(log_p), 0.0)
-    p = p / xp.sum(p, axis=1, keepdims=True)
-    value = ss + x
-    if kind == "power":
-        return xp.sum(p * xp.expm1(a[:, None] * xp.log(value)), axis=1)
-    reach = xp.ones_like(value) if k is None else xp.astype(value <= k, xp.float64)
-    if kind == "reciprocal":
-        return xp.sum(p * reach / value ** power, axis=1)
-    return xp.sum(p * reach, axis=1)
 
 
 class NamespaceDenseLists:
@@ -1150,10 +864,10 @@ class NamespaceDenseLists:
         return xp.where(has, fn(at("s"), at("size"), xp.where(has, at("n_rel"), 1.0)), 0.0)
 
     def reciprocal_rank(self, k):
-        return self._first(lambda s, m, r: ns_first_expectation(self.xp, s, m, r, k, "reciprocal"))
+        return self._first(lambda s, m, r: expect_reciprocal(s, m, r, k=k, xp=self.xp))
 
     def hit(self, k):
-        return self._first(lambda s, m, r: ns_first_expectation(self.xp, s, m, r, k, "hits"))
+        return self._first(lambda s, m, r: expect_hits(s, m, r, k, xp=self.xp))
 
     def precision(self, k):
         return self.hits_count(k) / k
@@ -1195,7 +909,7 @@ class NamespaceDenseLists:
         multi = m > 1
         b_coef = xp.where(multi, r / m * (r - 1) / xp.where(multi, m - 1, 1.0), 0.0)
         single = xp.where(t > 0, a_coef / (s + 1), 0.0)
-        spread = (a_coef - b_coef * (s + 1)) * (ns_harmonic(xp, s + t) - ns_harmonic(xp, s)) + b_coef * t
+        spread = (a_coef - b_coef * (s + 1)) * (harmonic(s + t, xp=xp) - harmonic(s, xp=xp)) + b_coef * t
         return self._divide(xp.sum(xp.where(multi, spread, single), axis=1), denominator)
 
     def _dcg(self, k):
