@@ -79,7 +79,8 @@ class Plan:
              unjudged=None):
         data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged,
                                      self.relevance_level, self.gain, stable=self.ties == "ordinal",
-                                     targets=self.targets, unjudged=unjudged, nan_policy=self.nan_policy)
+                                     ties=self.ties, targets=self.targets, families=_needs(self.resolved),
+                                     unjudged=unjudged, nan_policy=self.nan_policy)
         options = dict(ties=self.ties, no_relevant=self.no_relevant, targets=self.targets,
                        ap_denominator=self.ap_denominator, no_relevant_for=self.no_relevant_for,
                        relevance_level=self.relevance_level)
@@ -135,7 +136,7 @@ def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relev
         data = prepare_namespace(xp, y_true, y_score, qid=qid, exclude=exclude, labels=labels, nan_policy=nan_policy)
         return _namespace_structure(data, level, "linear", True, None, targets, ("rank",)).ranks(targets)
     _, structure = _structure(y_true, y_score, qid, exclude, labels, None, None, level, "linear", stable=True,
-                              targets=targets, nan_policy=nan_policy)
+                              targets=targets, families=("rank",), nan_policy=nan_policy)
     return structure.ranks(targets)
 
 
@@ -260,7 +261,7 @@ def _extra_needs(resolved):
 
 
 def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, relevance_level, gain, stable,
-               targets=None, unjudged=None, nan_policy="raise"):
+               ties=None, targets=None, families=("list", "rank"), unjudged=None, nan_policy="raise"):
     """Validate, then build the rank structure; ``stable`` keeps input order among ties (ordinal ranks).
 
     A relevance matrix is ranked a chunk of whole rows at a time (:class:`MatrixStructure`), so that memory
@@ -271,7 +272,7 @@ def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, rel
     if isinstance(data, RelevanceMatrix):
         if gain == "exponential":
             check_exponential_gain(data.rel)
-        return data, MatrixStructure(data, relevance_level, gain, stable, targets)
+        return data, MatrixStructure(data, relevance_level, gain, stable, ties, targets, families)
     if isinstance(data, GroupedData):
         if gain == "exponential":
             check_exponential_gain(data.rel, data.judged_rel)
@@ -282,33 +283,51 @@ def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, rel
 class MatrixStructure:
     """A relevance matrix ranked a chunk of whole rows at a time.
 
-    Each chunk goes through :class:`GroupedStructure` and is reduced at once to what is kept of it: its
-    per-query values (:meth:`partial_report`) or its targets' ranks (:meth:`ranks`). The tie blocks of a
-    chunk are as many as its relevant cells, several float64 arrays each: kept for the whole matrix, a
-    dense relevance matrix held over ten times the score matrix. The chunks are sized by
-    ``matrix_chunk_rows`` from the score matrix's size; their values are those of the whole matrix at
-    once (every per-query value is a function of the query's own rows).
+    Each chunk goes through :class:`GroupedStructure`; only what the metrics read of it is kept (its
+    per-query facts, the blocks of the tie policy, its targets' ranks: :class:`_KeptChunks`), and the
+    per-query values (:meth:`partial_report`) are computed once the kept records of consecutive chunks
+    reach ``1 / MATRIX_KEPT_SHARE`` of the score matrix. Sparse relevance keeps little, and the values
+    of the whole matrix are computed at once; the records of dense relevance (several float64 numbers
+    per relevant cell: kept for the whole matrix, over ten times the score matrix) are reduced chunk by
+    chunk. The chunks are sized by ``matrix_chunk_rows`` from the score matrix's size. A query's values
+    depend on its own rows only, however the rows are grouped.
     """
 
-    def __init__(self, matrix, relevance_level, gain, stable, targets):
+    def __init__(self, matrix, relevance_level, gain, stable, ties, targets, families):
         self.matrix, self.relevance_level, self.gain, self.stable = matrix, relevance_level, gain, stable
-        self.targets = targets
+        self.ties, self.targets, self.families = ties, targets, families
 
-    def chunks(self):
-        """(data, structure) of each chunk of rows that keeps a candidate; query codes from 0 in each."""
+    def row_ranges(self):
+        """(lo, hi) of each chunk of rows."""
         from . import _inputs
 
-        matrix = self.matrix
-        n_queries, n_candidates = matrix.score.shape
-        step = matrix_chunk_rows(n_candidates, _inputs.MATRIX_CHUNK, matrix.score.nbytes)
-        for lo in range(0, n_queries, step):
-            data = matrix.grouped(lo, min(n_queries, lo + step))
-            if data is not None:
-                yield data, GroupedStructure(data, self.relevance_level, self.gain, stable=self.stable)
+        n_queries, n_candidates = self.matrix.score.shape
+        step = matrix_chunk_rows(n_candidates, _inputs.MATRIX_CHUNK, self.matrix.score.nbytes)
+        return [(lo, min(n_queries, lo + step)) for lo in range(0, n_queries, step)]
+
+    def structure(self, data):
+        return GroupedStructure(data, self.relevance_level, self.gain, stable=self.stable)
+
+    def groups(self):
+        """:class:`_KeptChunks` of consecutive chunks, each group's records within the budget (but one chunk)."""
+        budget = max(self.matrix.score.nbytes // MATRIX_KEPT_SHARE, MATRIX_KEPT_MIN)
+        kept = []
+        for lo, hi in self.row_ranges():
+            data = self.matrix.grouped(lo, hi)
+            if data is None:  # every candidate of these rows excluded
+                continue
+            # the chunk's structure, and its data, go before the next chunk is ranked
+            kept.append(_ChunkRecords(data, self.structure(data), self.ties, self.targets, self.families))
+            del data
+            if sum(record.nbytes for record in kept) > budget:
+                yield _KeptChunks(kept, self.ties, self.targets)
+                kept = []
+        if kept:
+            yield _KeptChunks(kept, self.ties, self.targets)
 
     def partial_report(self, resolved, **options):
-        """The :class:`PartialReport` of the whole matrix, joined from those of its chunks."""
-        parts = [partial_report(structure, data, resolved, **options) for data, structure in self.chunks()]
+        """The :class:`PartialReport` of the whole matrix, joined from those of its groups of chunks."""
+        parts = [partial_report(group, group.queries, resolved, **options) for group in self.groups()]
         if not parts:
             raise ValueError(ALL_EXCLUDED)
         return _join_parts(parts)
@@ -317,15 +336,108 @@ class MatrixStructure:
         if targets != self.targets:
             raise RuntimeError(f"the matrix structure was built for targets={self.targets!r}")
         ranks, qids, offset = [], [], 0
-        for data, structure in self.chunks():
-            ranks.append(_shift(structure.ranks(targets), offset, ("query",)))
-            qids.append(data.qid)
-            offset += data.n_queries
+        for lo, hi in self.row_ranges():
+            data = self.matrix.grouped(lo, hi)
+            if data is not None:
+                ranks.append(_shift(self.structure(data).ranks(targets), offset, ("query",)))
+                qids.append(data.qid)
+                offset += data.n_queries
         if not ranks:
             raise ValueError(ALL_EXCLUDED)
         joined = _join(ranks)
         joined.qid = np.concatenate(qids)
         return joined
+
+
+# The records kept of a relevance matrix's chunks before their values are computed: at most this share
+# of the score matrix, or MATRIX_KEPT_MIN bytes, so that sparse relevance is reduced in one go (one
+# kernel call per metric) and dense relevance chunk by chunk.
+MATRIX_KEPT_SHARE = 8
+MATRIX_KEPT_MIN = 1 << 20
+
+
+class _ChunkRecords:
+    """What the metrics read of one chunk's structure (families as ``_needs`` names them)."""
+
+    def __init__(self, data, structure, ties, targets, families):
+        self.qid, self.weight, self.n_queries = data.qid, data.weight, data.n_queries
+        self.stats = structure.query_stats()
+        self.blocks = structure.blocks(ties) if "list" in families else None
+        self.ranks = structure.ranks(targets) if "rank" in families else None
+        self.items = structure.item_blocks(ties) if "items" in families else None
+        self.judged = (structure.judged_blocks(ties) if "judged" in families and data.unjudged is not None
+                       else None)
+        records = [self.stats, self.ranks, self.items, self.judged]
+        if self.blocks is not None:
+            records += [self.blocks[0]] if self.blocks[0] is self.blocks[1] else list(self.blocks)
+        self.nbytes = sum(value.nbytes for record in records if record is not None
+                          for value in vars(record).values() if isinstance(value, np.ndarray))
+
+
+class _KeptChunks:
+    """The records of consecutive chunks joined, query codes shifted: a structure for ``partial_report``."""
+
+    def __init__(self, kept, ties, targets):
+        self.ties, self.targets = ties, targets
+        offsets = np.cumsum([0] + [record.n_queries for record in kept[:-1]])
+
+        def joined(name, fields=("query",)):
+            records = [getattr(record, name) for record in kept]
+            if records[0] is None:
+                return None
+            return _join([_shift(record, offset, fields) for record, offset in zip(records, offsets)])
+
+        qid = np.concatenate([record.qid for record in kept])
+        weight = None if kept[0].weight is None else np.concatenate([record.weight for record in kept])
+        self.queries = _Queries(qid, weight)
+        self._stats = joined("stats", ("ideal_query",))
+        self._blocks = None
+        if kept[0].blocks is not None:
+            binary = _join([_shift(r.blocks[0], o, ("query",)) for r, o in zip(kept, offsets)])
+            same = kept[0].blocks[0] is kept[0].blocks[1]
+            gain_blocks = binary if same else _join([_shift(r.blocks[1], o, ("query",)) for r, o in zip(kept, offsets)])
+            self._blocks = binary, gain_blocks
+        self._ranks = joined("ranks")
+        if self._ranks is not None:
+            self._ranks.qid = qid
+        self._items = joined("items")
+        self._judged = joined("judged")
+
+    def query_stats(self):
+        return self._stats
+
+    def blocks(self, ties):
+        if ties != self.ties or self._blocks is None:
+            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
+        return self._blocks
+
+    def item_blocks(self, ties):
+        if ties != self.ties or self._items is None:
+            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
+        return self._items
+
+    def judged_blocks(self, ties):
+        if ties != self.ties:
+            raise RuntimeError(f"the matrix structure was built for ties={self.ties!r}")
+        return self._judged
+
+    def ranks(self, targets):
+        if targets != self.targets or self._ranks is None:
+            raise RuntimeError(f"the matrix structure was built for targets={self.targets!r}")
+        return self._ranks
+
+
+@dataclass
+class _Queries:
+    """The queries of a group of chunks (what ``partial_report`` reads of its data)."""
+
+    qid: np.ndarray
+    weight: np.ndarray | None
+    missing_judged = None
+
+    @property
+    def n_queries(self):
+        return len(self.qid)
 
 
 def _join_parts(parts):

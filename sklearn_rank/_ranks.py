@@ -46,16 +46,16 @@ MATRIX_ENTRY_BYTES = 200
 MATRIX_MIN_ENTRIES = 1 << 14
 
 
-def matrix_chunk_rows(n_columns, entries, score_nbytes=None, entry_bytes=MATRIX_ENTRY_BYTES):
+def matrix_chunk_rows(n_columns, entries, score_nbytes=None):
     """Whole rows of a matrix processed at once: about ``entries`` entries (at least one row).
 
     With ``score_nbytes`` (the size of the score matrix), fewer when the chunk's temporaries,
-    ``entry_bytes`` per entry, would outgrow the score matrix itself (down to ``MATRIX_MIN_ENTRIES``
-    entries): then the peak memory of a matrix processed chunk by chunk stays a small multiple of its
-    scores, whatever the matrix's size and the share of relevant cells.
+    ``MATRIX_ENTRY_BYTES`` per entry, would outgrow the score matrix itself (down to
+    ``MATRIX_MIN_ENTRIES`` entries): then the peak memory of a matrix processed chunk by chunk stays a
+    small multiple of its scores, whatever the matrix's size and the share of relevant cells.
     """
     if score_nbytes is not None:
-        entries = min(entries, max(MATRIX_MIN_ENTRIES, int(score_nbytes) // entry_bytes))
+        entries = min(entries, max(MATRIX_MIN_ENTRIES, int(score_nbytes) // MATRIX_ENTRY_BYTES))
     return max(1, int(entries) // max(int(n_columns), 1))
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sklearn_rank as skr
-from sklearn_rank import _inputs
+from sklearn_rank import _engine, _inputs
 from sklearn_rank._kernels import ideal_dcg
 from sklearn_rank.exceptions import UndefinedMetricWarning
 
@@ -91,14 +91,18 @@ RANK_METRICS = ["mr", "gmr", "hmr", "median_rank", "rank_mad", "rank_std", "coun
 
 
 def _whole_and_chunked(monkeypatch, function):
-    """``function()`` on the whole matrix at once, then with chunks of one row."""
+    """``function()`` on the whole matrix at once, then ranked in chunks of one row, their records kept and
+    reduced together (as for sparse relevance), then each chunk reduced alone (as for dense relevance)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         whole = function()
         with monkeypatch.context() as patch:
             patch.setattr(_inputs, "MATRIX_CHUNK", 1)  # one row per chunk
-            chunked = function()
-    return whole, chunked
+            kept = function()
+            patch.setattr(_engine, "MATRIX_KEPT_MIN", 0)
+            patch.setattr(_engine, "MATRIX_KEPT_SHARE", 1 << 40)  # no record kept past its chunk
+            alone = function()
+    return whole, kept, alone
 
 
 def _assert_same_report(got, expected):
@@ -119,13 +123,14 @@ def test_chunks_of_rows_give_the_numbers_of_the_whole_matrix(monkeypatch, ties, 
                     dict(unjudged=unjudged, gain="exponential"),
                     dict(relevance_level=2, no_relevant="skip")):
         kwargs = dict(metrics=LIST_METRICS + RANK_METRICS, ties=ties, targets=targets, **options)
-        whole, chunked = _whole_and_chunked(monkeypatch, lambda: skr.evaluate(rel, score, **kwargs))
-        _assert_same_report(chunked, whole)
-    whole, chunked = _whole_and_chunked(
+        whole, kept, alone = _whole_and_chunked(monkeypatch, lambda: skr.evaluate(rel, score, **kwargs))
+        _assert_same_report(kept, whole)
+        _assert_same_report(alone, whole)
+    whole, kept, alone = _whole_and_chunked(
         monkeypatch, lambda: skr.compute_ranks(rel, score, exclude=exclude, targets=targets))
     for field in ("optimistic", "pessimistic", "realistic", "ordinal", "expected", "num_candidates",
                   "tied_targets", "num_relevant", "query", "qid"):
-        np.testing.assert_array_equal(getattr(chunked, field), getattr(whole, field), err_msg=field, strict=True)
+        np.testing.assert_array_equal(getattr(kept, field), getattr(whole, field), err_msg=field, strict=True)
 
 
 @pytest.mark.parametrize("ties", TIES)
