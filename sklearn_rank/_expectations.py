@@ -93,6 +93,9 @@ def harmonic2(x, *, xp=np):
     return math.pi ** 2 / 6 - _trigamma(x + 1.0, xp)
 
 
+_EXPAND_ENTRIES = 1 << 16  # positions expanded at once by the NumPy branch of _best_of_many
+
+
 def _expand(s, m, r):
     """NumPy: probability mass of s + X for targets with r > 1: (owner, value, probability)."""
     length = (m - r + 1).astype(np.int64)
@@ -121,14 +124,25 @@ def _best_of_many(xp, s, m, r, many, kind, k=None, power=1, a=None):
     """
     if xp is np:
         out = np.zeros(s.shape)
-        owner, value, p = _expand(s[many], m[many], r[many])
-        if kind == "power":
-            terms = p * np.expm1(a[many][owner] * np.log(value))
-        else:
-            if k is not None:
-                p = np.where(value <= k, p, 0.0)
-            terms = p / value ** power
-        out[many] = np.bincount(owner, weights=terms, minlength=int(np.count_nonzero(many)))
+        s_many, m_many, r_many = s[many], m[many], r[many]
+        a_many = a[many] if kind == "power" else None
+        values = np.empty(s_many.shape)
+        # groups of entries whose supports add up to about _EXPAND_ENTRIES: the expansion's arrays stay bounded
+        # (a dense relevance matrix has m - r + 1 positions per target); each entry's sum is the same
+        ends = np.cumsum(m_many - r_many + 1)
+        cuts = np.searchsorted(ends, np.arange(_EXPAND_ENTRIES, ends[-1] if ends.size else 0, _EXPAND_ENTRIES))
+        for lo, hi in zip(np.r_[0, cuts + 1], np.r_[cuts + 1, s_many.size]):
+            if hi <= lo:
+                continue
+            owner, value, p = _expand(s_many[lo:hi], m_many[lo:hi], r_many[lo:hi])
+            if kind == "power":
+                terms = p * np.expm1(a_many[lo:hi][owner] * np.log(value))
+            else:
+                if k is not None:
+                    p = np.where(value <= k, p, 0.0)
+                terms = p / value ** power
+            values[lo:hi] = np.bincount(owner, weights=terms, minlength=hi - lo)
+        out[many] = values
         return out
     from ._inputs import namespace_chunk
     from ._sklearn_compat import array_device
