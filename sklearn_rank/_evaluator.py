@@ -388,7 +388,9 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         if qid is None:
             # No query ids at all: score fails only in the grouped-rows layout (not for a classifier, which
             # ranks its classes per row, nor for a 2-D y, a relevance matrix).
-            shape = getattr(y, "shape", None) or np.shape(y)
+            shape = getattr(y, "shape", None)
+            if shape is None:  # a list, or an object that converts (scikit-learn's _NotAnArray refuses np.shape)
+                shape = np.asarray(y).shape
             if is_classifier(self.estimator) or not (len(shape) == 1 or (len(shape) == 2 and shape[1] == 1)):
                 return
         if not fitted_for_own_score_in_cv(self):
