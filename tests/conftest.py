@@ -1,6 +1,100 @@
-"""Fixtures shared by several test files."""
+"""Fixtures shared by several test files, and how pytest-xdist shares the tests out.
+
+The suite runs on two or more worker processes (``-n auto --dist loadgroup`` in pyproject.toml). Each worker
+starts at most one Spark session and one Dask cluster, for the whole session, and the tests that need one of
+them, or that pay another once-per-process cost, are put in one xdist group so that a single worker pays it.
+"""
+
+import logging
+import os
+import shutil
+import sys
 
 import pytest
+
+# Tests that share something costly per process: one group each, so that one worker pays the cost once.
+# A test file named here goes whole to one worker (module fixtures, a memoized example run); a fixture
+# named here takes every test that uses it, whatever its file.
+_GROUP_BY_FILE = {
+    "test_dask.py": "dask",          # the LocalCluster, and the default scheduler it installs
+    "test_examples.py": "examples",  # run_example() is memoized: each script runs once per process
+    "test_main.py": "demo",          # `sklearn-rank demo` runs once for the module
+    "test_docs_rendered.py": "docs-rendered",
+}
+_GROUP_BY_FIXTURE = {"spark": "spark", "ranx": "ranx"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = _GROUP_BY_FILE.get(item.path.name)
+        if group is None:
+            group = next((name for fixture, name in _GROUP_BY_FIXTURE.items()
+                          if fixture in getattr(item, "fixturenames", ())), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for every test of this process that needs one.
+
+    ``local[2]``, 4 shuffle partitions without adaptive coalescing and Arrow batches of 16 rows, so that
+    queries are scattered over partitions and cross batch boundaries (tests/test_spark.py relies on it).
+    A test that changes a setting restores it.
+    """
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs a Java runtime, and `java` is not on PATH")
+    from sklearn_rank import spark as skr_spark
+
+    try:
+        skr_spark._import_pyspark()
+    except ImportError as error:  # this PySpark refuses the installed pandas or pyarrow for Arrow functions
+        pytest.skip(str(error))
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = (SparkSession.builder.master("local[2]").appName("sklearn-rank-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.log.level", "ERROR")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.sql.adaptive.enabled", "false")  # keep the 4 partitions (no coalescing)
+               .config("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """One local Dask cluster per process: two worker processes (not threads), so that the partitions, the
+    plan and the partial reports are pickled and sent, as on a real cluster, and the workers import
+    sklearn_rank themselves."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def client(dask_cluster):
+    """A client of the shared cluster, the default scheduler only while the module that asked runs (other
+    Dask tests use Dask's own local scheduler)."""
+    import distributed
+
+    with distributed.Client(dask_cluster) as client:
+        yield client
+
+
+@pytest.fixture
+def ranx():
+    """The ranx module. Its first evaluation in a process costs seconds of numba compilation of typed
+    containers (not cached on disk), so the tests that use it share one worker (see _GROUP_BY_FIXTURE)."""
+    return pytest.importorskip("ranx")
 
 
 @pytest.fixture

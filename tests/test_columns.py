@@ -10,8 +10,6 @@ must give the numbers of ``sklearn_rank.evaluate`` on the same rows.
 import json
 import os
 import re
-import shutil
-import sys
 
 import numpy as np
 import pytest
@@ -211,26 +209,17 @@ def test_dask(name, frame, columns, expected):
 
 # ------------------------------------------------------------------------------- Spark
 @pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("Spark needs a Java runtime, and `java` is not on PATH")
-    from sklearn_rank import spark as skr_spark
-
-    try:
-        skr_spark._import_pyspark()
-    except ImportError as error:
-        pytest.skip(str(error))
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (SparkSession.builder.master("local[2]").appName("sklearn-rank-columns")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+def spark(spark):
+    """The shared session (tests/conftest.py) with Spark's own defaults for the shuffle and the Arrow batches
+    (these cases are about the columns, not the partitioning), and 2 shuffle partitions, while this module runs."""
+    settings = {"spark.sql.shuffle.partitions": "2", "spark.sql.adaptive.enabled": "true",
+                "spark.sql.execution.arrow.maxRecordsPerBatch": "10000"}
+    previous = {key: spark.conf.get(key) for key in settings}
+    for key, value in settings.items():
+        spark.conf.set(key, value)
+    yield spark
+    for key, value in previous.items():
+        spark.conf.set(key, value)
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")

@@ -153,8 +153,7 @@ def test_trec_eval(seed):
 
 # ---------------------------------------------------------------- ranx
 @pytest.mark.parametrize("seed", SEEDS)
-def test_ranx(seed):
-    ranx = pytest.importorskip("ranx")
+def test_ranx(seed, ranx):
     qrels, run, y, s, qid = _runs(seed)
     names = ["hits@5", "hit_rate@5", "mrr", "mrr@3", "map", "map@5", "ndcg@5", "precision@10", "recall@5",
              "r-precision", "f1@5"]
@@ -170,8 +169,7 @@ def test_ranx(seed):
         ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "ndcg_burges@5"), rel=1e-9)
 
 
-def test_ranx_ties_in_short_lists_keep_input_order():
-    ranx = pytest.importorskip("ranx")
+def test_ranx_ties_in_short_lists_keep_input_order(ranx):
     qrels = {"q": {"a": 1, "c": 1}}
     run = {"q": {"a": 0.5, "b": 0.5, "c": 0.5, "d": 0.1}}
     expected = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["mrr", "map", "ndcg@2"])
@@ -439,10 +437,9 @@ def test_command_line_table_with_a_convention_matches_lightgbm(tmp_path):
     assert json.loads(out.stdout)["summary"]["ndcg@3"] == pytest.approx(expected.summary["ndcg@3"], rel=1e-15)
 
 
-def test_command_line_trec_files_with_the_ranx_convention(tmp_path):
+def test_command_line_trec_files_with_the_ranx_convention(tmp_path, ranx):
     import json
 
-    ranx = pytest.importorskip("ranx")
     qrels, run, *_ = _runs(7)
     qrels_path, run_path = tmp_path / "qrels", tmp_path / "run"
     qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()))
@@ -619,15 +616,10 @@ def test_bridges_refuse_data_arguments_as_options():
         skr.lightgbm_metric("bpref", unjudged=np.zeros(8, dtype=bool))
 
 
-def test_spark_preset_against_spark_itself():
+def test_spark_preset_against_spark_itself(spark):
     # Runs where pyspark and Java are installed (the spark extra); the formula test above runs everywhere.
-    import shutil
-
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("Spark needs Java, which is not on PATH")
+    # `spark` is the session shared by the process's Spark tests (tests/conftest.py).
     from pyspark.mllib.evaluation import RankingMetrics
-    from pyspark.sql import SparkSession
 
     rng = np.random.default_rng(0)
     pairs, rows, judged = [], [], ([], [])
@@ -639,14 +631,10 @@ def test_spark_preset_against_spark_itself():
         rows += [(q, float(p in labels), float(len(predictions) - i)) for i, p in enumerate(predictions)]
         judged[0].extend([q] * len(labels))
         judged[1].extend([1.0] * len(labels))
-    spark = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate()
-    try:
-        metrics = RankingMetrics(spark.sparkContext.parallelize(pairs, 2))
-        expected = {"p@5": metrics.precisionAt(5), "r@5": metrics.recallAt(5), "map": metrics.meanAveragePrecision,
-                    "map@5": metrics.meanAveragePrecisionAt(5), "ndcg@5": metrics.ndcgAt(5),
-                    "ndcg@10": metrics.ndcgAt(10)}
-    finally:
-        spark.stop()
+    metrics = RankingMetrics(spark.sparkContext.parallelize(pairs, 2))
+    expected = {"p@5": metrics.precisionAt(5), "r@5": metrics.recallAt(5), "map": metrics.meanAveragePrecision,
+                "map@5": metrics.meanAveragePrecisionAt(5), "ndcg@5": metrics.ndcgAt(5),
+                "ndcg@10": metrics.ndcgAt(10)}
     qid, y, s = (np.array(col) for col in zip(*rows))
     got = skr.evaluate(y, s, qid=qid, metrics=list(expected), convention="spark",
                        judged=(np.array(judged[0]), np.array(judged[1]))).summary

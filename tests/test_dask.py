@@ -6,7 +6,6 @@ query scattered over them. The grid-search tests run scikit-learn's searches und
 backend and compare every entry of ``cv_results_`` with the default backend.
 """
 
-import logging
 import subprocess
 import sys
 import warnings
@@ -25,13 +24,7 @@ METRICS = ["mrr", "map", "ndcg@5", "p@3", "r@5", "hits@1", "auc", "bpref", "judg
            "amri", "zmrr", "ahits@3", "count"]
 
 
-@pytest.fixture(scope="module")
-def client():
-    # Worker processes (not threads): the partitions, the plan and the partial reports are pickled and
-    # sent, as on a real cluster, and the workers import sklearn_rank themselves.
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
-        yield client
+# The `client` fixture (tests/conftest.py): a client of one LocalCluster per process, two worker processes.
 
 
 def rows(seed, *, string_qid=False, n_queries=30):

@@ -540,8 +540,7 @@ def _flatten(qrels, run):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_rbp_and_bpref_equal_ranx(seed):
-    ranx = pytest.importorskip("ranx")
+def test_rbp_and_bpref_equal_ranx(seed, ranx):
     qrels, run = _ranx_case(seed)
     y, s, qid, unjudged, judged = _flatten(qrels, run)
     report = evaluate(y, s, qid=qid, unjudged=unjudged, judged=judged, metrics=["rbp.95", "rbp(p=0.5)", "bpref"])

@@ -10,7 +10,6 @@ rows in memory (itself checked against brute force elsewhere), and for the metri
 import doctest
 import math
 import os
-import shutil
 import subprocess
 import sys
 import warnings
@@ -31,30 +30,7 @@ METRICS = ["mrr", "map", "map@5", "ndcg", "ndcg@5", "dcg@3", "p@3", "r@5", "f1@3
            "ahits@3"]
 
 
-@pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("Spark needs a Java runtime, and `java` is not on PATH")
-    try:
-        skr_spark._import_pyspark()
-    except ImportError as error:  # this PySpark refuses the installed pandas or pyarrow for Arrow functions
-        pytest.skip(str(error))
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (SparkSession.builder.master("local[2]").appName("sklearn-rank-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.log.level", "ERROR")
-               .config("spark.sql.shuffle.partitions", "4")
-               .config("spark.sql.adaptive.enabled", "false")  # keep the 4 partitions (no coalescing)
-               .config("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+# The `spark` fixture (tests/conftest.py): one session per process, with the settings this module relies on.
 
 
 def frame(seed, n_queries=30, qid_kind="int"):
