@@ -5,6 +5,7 @@ iteration (``predict(num_iteration=i)`` / ``iteration_range``), computed after t
 that the bridge receives the right rows, groups, weights and options at every round.
 """
 
+import inspect
 import pickle
 import warnings
 
@@ -430,18 +431,23 @@ def test_lightgbm_weights_per_row_follow_their_rows():
     order, eval_order = _rearrange(qid, "scattered"), _rearrange(qv, "scattered", seed=7)
     weight, eval_weight = rng.uniform(0.1, 3.0, len(y)), rng.uniform(0.1, 3.0, len(yv))
     params = dict(n_estimators=5, num_leaves=7, min_child_samples=3, metric="ndcg", verbose=-1, n_jobs=1)
+
+    def evaluation(rows):  # LightGBM >= 4.7 takes eval_X and eval_y (eval_set is deprecated there)
+        if "eval_X" in inspect.signature(lgb.LGBMRanker.fit).parameters:
+            return dict(eval_X=(Xv[rows],), eval_y=(yv[rows],))
+        return dict(eval_set=[(Xv[rows], yv[rows])])
+
     # LightGBM's weights are per row (Dataset.set_weight: "Weight to be set for each data point"); a list
     # as sample_weight too.
     model = _evaluator(lgb.LGBMRanker(**params)).fit(
-        X[order], y[order], qid=qid[order], sample_weight=list(weight[order]),
-        eval_set=[(Xv[eval_order], yv[eval_order])], eval_qid=[qv[eval_order]],
-        eval_sample_weight=[list(eval_weight[eval_order])], eval_at=[5])
+        X[order], y[order], qid=qid[order], sample_weight=list(weight[order]), eval_qid=[qv[eval_order]],
+        eval_sample_weight=[list(eval_weight[eval_order])], eval_at=[5], **evaluation(eval_order))
     # Direct LightGBM on the rows in the order the evaluator passes them (tied scores keep the row order).
     rows = order[np.argsort(qid[order], kind="stable")]
     eval_rows = eval_order[np.argsort(qv[eval_order], kind="stable")]
     direct = lgb.LGBMRanker(**params).fit(
-        X[rows], y[rows], group=sizes(qid), sample_weight=weight[rows], eval_set=[(Xv[eval_rows], yv[eval_rows])],
-        eval_group=[sizes(qv)], eval_sample_weight=[eval_weight[eval_rows]], eval_at=[5])
+        X[rows], y[rows], group=sizes(qid), sample_weight=weight[rows], eval_group=[sizes(qv)],
+        eval_sample_weight=[eval_weight[eval_rows]], eval_at=[5], **evaluation(eval_rows))
     np.testing.assert_allclose(model.estimator_.evals_result_["valid_0"]["ndcg@5"],
                                direct.evals_result_["valid_0"]["ndcg@5"], rtol=1e-12)
     np.testing.assert_array_equal(model.predict(X), direct.predict(X))

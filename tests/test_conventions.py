@@ -459,8 +459,9 @@ def test_command_line_refuses_an_unknown_convention(tmp_path):
 
 
 # ---------------------------------------------------------------- scorers and RankingEvaluator
-@pytest.mark.filterwarnings("ignore:The argument 'eval_set' is deprecated")  # LightGBM >= 4.7: eval_X, eval_y
 def test_scorer_and_evaluator_with_the_lightgbm_convention_match_lgbmrankers_own_log():
+    import inspect
+
     lgb = pytest.importorskip("lightgbm")
     from sklearn_rank.datasets import make_ranking
 
@@ -469,8 +470,11 @@ def test_scorer_and_evaluator_with_the_lightgbm_convention_match_lgbmrankers_own
     _, sizes_train = np.unique(qid[train], return_counts=True)
     _, sizes_test = np.unique(qid[test], return_counts=True)
     params = dict(n_estimators=5, num_leaves=4, min_child_samples=2, deterministic=True, n_jobs=1, verbose=-1)
-    ranker = lgb.LGBMRanker(**params).fit(X[train], y[train], group=sizes_train, eval_set=[(X[test], y[test])],
-                                          eval_group=[sizes_test], eval_at=[5])
+    # LightGBM >= 4.7 takes eval_X and eval_y (eval_set is deprecated there); older versions only eval_set
+    evaluation = (dict(eval_X=(X[test],), eval_y=(y[test],))
+                  if "eval_X" in inspect.signature(lgb.LGBMRanker.fit).parameters else dict(eval_set=[(X[test], y[test])]))
+    ranker = lgb.LGBMRanker(**params).fit(X[train], y[train], group=sizes_train, eval_group=[sizes_test], eval_at=[5],
+                                          **evaluation)
     recorded = ranker.evals_result_["valid_0"]["ndcg@5"][-1]
     scorer = skr.make_ranking_scorer("ndcg@5", qid=None, convention="lightgbm")
     assert scorer(ranker, X[test], y[test], qid=qid[test]) == pytest.approx(recorded, rel=1e-12)
