@@ -258,6 +258,9 @@ def test_label_index_counts_into_preallocated_buffers(monkeypatch, masked, stabl
     mask = rng.random((n_queries, n_candidates)) < 0.01
     mask[np.arange(n_queries), target] = False
     data = prepare(target, scores, exclude=mask if masked else None)
+    # a first use imports modules lazily: not counted (under pytest-xdist this test may be a worker's first)
+    ranks_module.LabelIndexStructure(prepare(target[:2], scores[:2], exclude=mask[:2] if masked else None),
+                                     stable=stable)
     tracemalloc.start()
     try:
         ranks_module.LabelIndexStructure(data, stable=stable)
