@@ -12,6 +12,11 @@ import sys
 
 import pytest
 
+if "PYTEST_XDIST_WORKER" in os.environ:
+    # As many workers as cores: one OpenMP thread each (LightGBM, XGBoost, BLAS; read when their libraries
+    # load, after this), or each fit's thread pool spins against the other worker's and a 1 s fit takes 15 s.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 # Tests that share something costly per process: one group each, so that one worker pays the cost once.
 # A test file named here goes whole to one worker (module fixtures, a memoized example run); a fixture
 # named here takes every test that uses it, whatever its file.
