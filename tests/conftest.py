@@ -8,13 +8,17 @@ them, or that pay another once-per-process cost, are put in one xdist group so t
 import logging
 import os
 import shutil
+import signal
 import sys
 
 import pytest
 
+# OpenMP threads wait asleep, not spinning (read when LightGBM, XGBoost and BLAS load, after this): LightGBM
+# sizes its pool by the physical cores whatever OMP_NUM_THREADS says, and with the other worker (or another
+# process) busy, its spinning threads took 44 s for a fit of 0.4 s.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 if "PYTEST_XDIST_WORKER" in os.environ:
-    # As many workers as cores: one OpenMP thread each (LightGBM, XGBoost, BLAS; read when their libraries
-    # load, after this), or each fit's thread pool spins against the other worker's and a 1 s fit takes 15 s.
+    # As many workers as cores: one OpenMP thread each for the libraries that follow OMP_NUM_THREADS.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Tests that share something costly per process: one group each, so that one worker pays the cost once.
@@ -60,6 +64,7 @@ def spark():
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    interrupt = signal.getsignal(signal.SIGINT)  # SparkContext replaces it, and keeps it after stop()
     session = (SparkSession.builder.master("local[2]").appName("sklearn-rank-tests")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -72,6 +77,9 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    # PySpark's handler calls into the stopped context: an interrupt at the worker's shutdown (pytest-xdist)
+    # raised an AttributeError inside it
+    signal.signal(signal.SIGINT, interrupt)
 
 
 @pytest.fixture(scope="session")
