@@ -188,6 +188,7 @@ def test_degenerate_baseline_warning_names_both_causes_per_query():
 
 def _python_calls(fn):
     """Python and builtin function calls made while ``fn()`` runs (a count of interpreted work)."""
+    import gc
     import sys
 
     calls = 0
@@ -197,11 +198,15 @@ def _python_calls(fn):
         if event in ("call", "c_call"):
             calls += 1
 
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a collection's callbacks (hypothesis installs one) would be counted now and then
     sys.setprofile(profile)
     try:
         fn()
     finally:
         sys.setprofile(None)
+        if gc_was_enabled:
+            gc.enable()
     return calls
 
 
