@@ -440,12 +440,6 @@ class RelevanceMatrix:
     def n_queries(self):
         return self.score.shape[0]
 
-    def row_blocks(self, chunk=None):
-        """Row ranges ``(lo, hi)`` of about ``chunk`` elements each (whole rows)."""
-        n_queries, n_candidates = self.score.shape
-        step = max(1, (MATRIX_CHUNK if chunk is None else chunk) // max(n_candidates, 1))
-        return [(lo, min(n_queries, lo + step)) for lo in range(0, n_queries, step)]
-
     def grouped(self, lo, hi):
         """GroupedData of rows ``lo:hi`` (query ids ``lo..hi-1``), or None when all were excluded."""
         n_candidates = self.score.shape[1]
