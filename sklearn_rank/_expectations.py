@@ -23,11 +23,13 @@ from math import factorial
 import numpy as np
 from scipy.special import digamma, gammaln, polygamma
 
+from ._xp import NUMPY, is_numpy
+
 
 def _floats(xp, *arrays):
     """NumPy: the arguments as float64 arrays (lists and integer arrays accepted); other namespaces:
     as they come (float64 arrays of the caller)."""
-    if xp is np:
+    if is_numpy(xp):
         return tuple(np.asarray(a, dtype=np.float64) for a in arrays)
     return arrays
 
@@ -56,7 +58,7 @@ _SHIFT = 10  # psi(y) = psi(y + 10) - sum_{j<10} 1 / (y + j); the series is used
 def _digamma(y, xp):
     """psi(y) for y >= 1: scipy for NumPy; else Abramowitz & Stegun 6.3.18, eight Bernoulli terms
     (error below 1e-17)."""
-    if xp is np:
+    if is_numpy(xp):
         return digamma(y)
     correction = xp.zeros_like(y)
     for j in range(_SHIFT):
@@ -70,7 +72,7 @@ def _digamma(y, xp):
 
 def _trigamma(y, xp):
     """psi'(y) for y >= 1: scipy for NumPy; else Abramowitz & Stegun 6.4.12, eight Bernoulli terms."""
-    if xp is np:
+    if is_numpy(xp):
         return polygamma(1, y)
     correction = xp.zeros_like(y)
     for j in range(_SHIFT):
@@ -81,13 +83,13 @@ def _trigamma(y, xp):
     return 1.0 / z + 0.5 * w + series * w / z + correction
 
 
-def harmonic(x, *, xp=np):
+def harmonic(x, *, xp=NUMPY):
     """H(x) = sum_{j<=x} 1/j, extended to real x >= 0 through the digamma function."""
     (x,) = _floats(xp, x)
     return _digamma(x + 1.0, xp) + _EULER_GAMMA
 
 
-def harmonic2(x, *, xp=np):
+def harmonic2(x, *, xp=NUMPY):
     """Second-order harmonic number sum_{j<=x} 1/j**2 (real x >= 0)."""
     (x,) = _floats(xp, x)
     return math.pi ** 2 / 6 - _trigamma(x + 1.0, xp)
@@ -122,7 +124,7 @@ def _best_of_many(xp, s, m, r, many, kind, k=None, power=1, a=None):
     does; the terms of a group of entries are one matrix (entries x the longest support), groups bounded
     as the score chunks.
     """
-    if xp is np:
+    if is_numpy(xp):
         out = np.zeros(s.shape)
         s_many, m_many, r_many = s[many], m[many], r[many]
         a_many = a[many] if kind == "power" else None
@@ -188,7 +190,7 @@ def _hits_of_best(xp, m, r, t, many):
     NumPy: the log-gamma form on the entries concerned. Other namespaces: the ratio as the product of
     (m - t - i) / (m - i) over i < r (a sum of logarithms, r terms per entry, groups bounded as the
     score chunks)."""
-    if xp is np:
+    if is_numpy(xp):
         out = np.zeros(m.shape)
         mm, rr, tt = m[many], r[many], t[many]
         ok = mm - tt >= rr
@@ -218,7 +220,7 @@ def _hits_of_best(xp, m, r, t, many):
     return xp.reshape(xp.where(ok, -xp.expm1(log_ratio), 1.0), shape)
 
 
-def expect_reciprocal(s, m, r, power=1, k=None, *, xp=np):
+def expect_reciprocal(s, m, r, power=1, k=None, *, xp=NUMPY):
     """E[1 / (s + X)**power] for power 1 or 2; with a cut-off ``k``, E[1{s + X <= k} / (s + X)**power]."""
     s, m, r = _floats(xp, s, m, r)
     # positions of the block inside the cut-off: s + 1 .. s + t
@@ -233,7 +235,7 @@ def expect_reciprocal(s, m, r, power=1, k=None, *, xp=np):
     return out
 
 
-def expect_hits(s, m, r, k, *, xp=np):
+def expect_hits(s, m, r, k, *, xp=NUMPY):
     """P(s + X <= k)."""
     s, m, r = _floats(xp, s, m, r)
     t = _clip(xp, xp.floor(k - s), 0.0, m)
@@ -244,12 +246,12 @@ def expect_hits(s, m, r, k, *, xp=np):
     return out
 
 
-def expect_rank(s, m, r, *, xp=np):
+def expect_rank(s, m, r, *, xp=NUMPY):
     s, m, r = _floats(xp, s, m, r)
     return s + (m + 1) / (r + 1.0)
 
 
-def variance_rank(m, r, *, xp=np):
+def variance_rank(m, r, *, xp=NUMPY):
     """Var[X] of the best of r positions among m (s does not matter)."""
     m, r = _floats(xp, m, r)
     return r * (m + 1) * (m - r) / ((r + 1) ** 2 * (r + 2))
@@ -266,7 +268,7 @@ _EULER_MACLAURIN = tuple(float(Fraction(n, d) / factorial(2 * k)) for k, (n, d) 
      (-174611, 330)], start=1))  # ... the rest by Euler-Maclaurin (Abramowitz & Stegun 23.1.30): B_2k / (2k)!
 
 
-def _power_sum_excess(s, m, a, *, xp=np):
+def _power_sum_excess(s, m, a, *, xp=NUMPY):
     """sum_{t=1}^{m} ((s + t)**a - 1), one exponent per target (a >= 0, s >= 0, m >= 1).
 
     The first ``_DIRECT_TERMS`` terms are added one by one; beyond them (x from
@@ -323,7 +325,7 @@ def _uniform_power_excess(xp, s, m, a, uniform):
     return out
 
 
-def expect_power_excess(s, m, r, a, *, xp=np):
+def expect_power_excess(s, m, r, a, *, xp=NUMPY):
     """E[(s + X)**a] - 1, with a per target, to full relative precision (see ``_power_sum_excess``)."""
     s, m, r, a = _floats(xp, s, m, r, a)
     out = xp.expm1(a * xp.log(s + 1))  # a point mass (m == 1)
@@ -336,7 +338,7 @@ def expect_power_excess(s, m, r, a, *, xp=np):
     return out
 
 
-def log_expect_power(s, m, r, a, *, xp=np):
+def log_expect_power(s, m, r, a, *, xp=NUMPY):
     """log E[(s + X)**a], with a per target (a = weight share of the target, for geometric means)."""
     s, m, r, a = _floats(xp, s, m, r, a)
     # a point mass directly: exact doubling with 2a, no spread

@@ -13,6 +13,7 @@ from .exceptions import UndefinedMetricWarning
 from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_rank, expect_reciprocal,
                             harmonic, log_expect_power, symmetric_means, variance_rank)
 from ._ranks import exclusive_segment_sum, segment_starts
+from ._xp import NUMPY
 
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
 _MAD_SCALE = 1.0 / ndtri(0.75)  # ndtri: the standard normal quantile, scipy.stats.norm.ppf
@@ -496,7 +497,7 @@ class RankStats:
     """
 
     def __init__(self, dist, weight, seg, n_seg, num_candidates, num_relevant):
-        self._setup(np, dist, weight, _Segments(seg, n_seg), np.asarray(num_candidates, dtype=np.float64),
+        self._setup(NUMPY, dist, weight, _Segments(seg, n_seg), np.asarray(num_candidates, dtype=np.float64),
                     np.asarray(num_relevant, dtype=np.float64))
 
     def _setup(self, xp, dist, weight, layout, num_candidates, num_relevant):
