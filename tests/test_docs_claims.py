@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sklearn_rank import evaluate
+from sklearn_rank import UndefinedMetricWarning, evaluate
 
 POLICY_TABLE = {
     # policy: (rr, hits@2, mr) for scores [0.9, 0.5, 0.5, 0.5] with the relevant item at index 2
@@ -40,6 +40,7 @@ def test_relevance_level_keeps_ndcg_gains():
 
 
 def test_auc_undefined_without_negatives_is_left_out():
-    report = evaluate([1, 1, 0, 1], [0.3, 0.2, 0.5, 0.1], qid=[1, 1, 2, 2], metrics=["auc"])
+    with pytest.warns(UndefinedMetricWarning, match=r"'auc' is undefined for 1 queries .*qid \[1\]"):
+        report = evaluate([1, 1, 0, 1], [0.3, 0.2, 0.5, 0.1], qid=[1, 1, 2, 2], metrics=["auc"])
     assert np.isnan(report.per_query["auc"][0])
     assert report.summary["auc"] == 0.0  # query 2: the relevant item is below the non-relevant one

@@ -10,10 +10,12 @@ import math
 import random
 import re
 import sys
+import warnings
 
 import numpy as np
 import pytest
 
+from sklearn_rank import UndefinedMetricWarning
 from sklearn_rank.io import _trec_eval, _trec_fast, _trec_keys, _trec_lines
 from sklearn_rank.io import (Qrels, Run, TrecFormatError, evaluate_trec, read_qrels, read_run, write_qrels,
                              write_run)
@@ -62,6 +64,27 @@ def assert_same_report(a, b):
         assert x.dtype == y.dtype and x.shape == y.shape, key
         np.testing.assert_array_equal(x, y)
     assert (a.n_queries, a.n_skipped, a.params) == (b.n_queries, b.n_skipped, b.params)
+
+
+def evaluate_trec_warned(*args, **kwargs):
+    """evaluate_trec's report and the messages of the UndefinedMetricWarnings it gave, in order.
+
+    Some random inputs leave a metric undefined (mr when no query retrieves a relevant document): every path
+    must then warn word for word alike, as it must raise alike. Warnings of other kinds are given again.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        report = evaluate_trec(*args, **kwargs)
+    for w in caught:
+        if not issubclass(w.category, UndefinedMetricWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return report, [str(w.message) for w in caught if issubclass(w.category, UndefinedMetricWarning)]
+
+
+def assert_same_outcome(a, b):
+    """The (report, warnings) of evaluate_trec_warned are the same."""
+    assert_same_report(a[0], b[0])
+    assert a[1] == b[1]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -187,15 +210,15 @@ def test_reports_are_the_same_on_both_paths(tmp_path, monkeypatch, small_fast_pa
         for missing in ("skip", "zero"):
             options = dict(metrics=METRICS, ties=ties, missing=missing)
             try:
-                expected = evaluate_trec(qrels, pure_run, **options)
+                expected = evaluate_trec_warned(qrels, pure_run, **options)
             except ValueError as exc:  # e.g. no relevant document at all: both paths must say so
                 with pytest.raises(ValueError, match="^" + re.escape(str(exc)) + "$"):
                     evaluate_trec(qrels, fast_run, **options)
                 continue
-            assert_same_report(evaluate_trec(qrels, fast_run, **options), expected)
+            assert_same_outcome(evaluate_trec_warned(qrels, fast_run, **options), expected)
             with monkeypatch.context() as m:  # the generic NumPy code of the evaluation
                 m.setattr(_trec_eval, "_judged_rows", lambda *args: None)
-                assert_same_report(evaluate_trec(qrels, fast_run, **options), expected)
+                assert_same_outcome(evaluate_trec_warned(qrels, fast_run, **options), expected)
 
 
 def test_files_on_disk_evaluate_the_same_through_the_command_line_options(tmp_path, monkeypatch, small_fast_path):
@@ -533,13 +556,13 @@ def test_the_relevance_join_and_query_codes_match_the_generic_code(monkeypatch, 
             try:
                 with monkeypatch.context() as m:
                     m.setattr(_trec_eval, "_judged_rows", lambda *args: None)
-                    expected = evaluate_trec(qrels, run, metrics=METRICS, ties=ties, **options)
+                    expected = evaluate_trec_warned(qrels, run, metrics=METRICS, ties=ties, **options)
             except ValueError as exc:
                 with pytest.raises(ValueError, match="^" + re.escape(str(exc)) + "$"):
                     evaluate_trec(qrels, run, metrics=METRICS, ties=ties, **options)
                 continue
             assert _trec_eval._judged_rows(qrels, np.maximum(qrels.relevance, 0.0), run, ties == "trec") is not None
-            assert_same_report(evaluate_trec(qrels, run, metrics=METRICS, ties=ties, **options), expected)
+            assert_same_outcome(evaluate_trec_warned(qrels, run, metrics=METRICS, ties=ties, **options), expected)
 
 
 @pytest.mark.parametrize("seed", range(15))
