@@ -143,12 +143,12 @@ class QueryComparisonDisplay:
     >>> from sklearn_rank.plot import QueryComparisonDisplay
     >>> y_true = [1, 0, 2, 1, 0]
     >>> y_score_a = np.eye(3)[[1, 0, 2, 0, 1]]
-    >>> y_score_b = np.eye(3)[[1, 1, 2, 1, 1]]
+    >>> y_score_b = np.eye(3)[[0, 1, 2, 1, 1]]
     >>> report_a = evaluate(y_true, y_score_a, metrics=["mrr"])
     >>> report_b = evaluate(y_true, y_score_b, metrics=["mrr"])
     >>> display = QueryComparisonDisplay.from_reports(report_a, report_b, metric="mrr")
     >>> display.wins, display.ties, display.losses
-    (1, 3, 1)
+    (2, 2, 1)
     >>> display.result.test
     'wilcoxon'
     >>> import matplotlib.pyplot as plt
