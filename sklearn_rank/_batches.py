@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _columns, _engine
 from ._inputs import ALL_EXCLUDED
+from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["evaluate_batches"]
 
@@ -118,12 +119,12 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
     """
     for name in options:
         if name in _WHOLE_INPUT_OPTIONS:
-            raise ValueError(f"`{name}` (judged queries without candidate rows) needs every query in one process "
-                             "and is not supported by evaluate_batches; use evaluate. Got "
-                             f"{name}={options[name]!r} instead.")
+            raise InputValueError(f"`{name}` (judged queries without candidate rows) needs every query in one process "
+                                  "and is not supported by evaluate_batches; use evaluate. Got "
+                                  f"{name}={options[name]!r} instead.")
         if name not in _OPTIONS:
-            raise TypeError(f"evaluate_batches takes the options {list(_OPTIONS)}. Got an unexpected keyword "
-                            f"argument {name!r} instead.")
+            raise InputTypeError(f"evaluate_batches takes the options {list(_OPTIONS)}. Got an unexpected keyword "
+                                 f"argument {name!r} instead.")
     roles = _columns.resolve({"qid": qid, "score": score, "label": label, "sample_weight": sample_weight,
                               "exclude": exclude, "unjudged": unjudged})
     return evaluate_stream(batches, roles, metrics=metrics, **options)
@@ -144,8 +145,8 @@ def _batches(batches):
     if _is_frame(batches):
         batches = [batches]
     elif isinstance(batches, (str, bytes)) or not hasattr(batches, "__iter__"):
-        raise TypeError("`batches` must be a pyarrow.RecordBatchReader or an iterable of record batches, tables "
-                        f"or data frames. Got {type(batches).__name__} instead.")
+        raise InputTypeError("`batches` must be a pyarrow.RecordBatchReader or an iterable of record batches, tables "
+                             f"or data frames. Got {type(batches).__name__} instead.")
     for batch in batches:
         if _is_arrow(batch, "Table"):
             yield from batch.to_batches()
@@ -157,8 +158,8 @@ def _batches(batches):
                     continue
             yield batch
         else:
-            raise TypeError("`batches` must yield pyarrow record batches or tables, or data frames. Got "
-                            f"{type(batch).__name__} instead.")
+            raise InputTypeError("`batches` must yield pyarrow record batches or tables, or data frames. Got "
+                                 f"{type(batch).__name__} instead.")
 
 
 def _is_arrow(obj, name):
@@ -225,8 +226,8 @@ class _Stream:
 
     def _check_qid_type(self, values, index):
         if values.dtype.kind not in "iufOUS":
-            raise TypeError(f"{self.roles.subject('qid')} must hold integers or strings. Got "
-                            f"{values.dtype} in batch {index} instead.")
+            raise InputTypeError(f"{self.roles.subject('qid')} must hold integers or strings. Got "
+                                 f"{values.dtype} in batch {index} instead.")
         if self.qid_dtype is None:
             self.qid_dtype = values.dtype
             return values
@@ -234,9 +235,10 @@ class _Stream:
         if _is_text(values) != _is_text(np.empty(0, self.qid_dtype)) or (
                 not _is_text(values) and values.dtype.kind in "iu" and self.qid_dtype.kind in "iu"
                 and np.result_type(values.dtype, self.qid_dtype).kind == "f"):
-            raise TypeError(f"{self.roles.subject('qid')} must keep one type across the stream (a query's "
-                            f"id is compared exactly from batch to batch). Got {self.qid_dtype} before batch {index} "
-                            f"and {values.dtype} in batch {index} instead.")
+            raise InputTypeError(
+                f"{self.roles.subject('qid')} must keep one type across the stream (a query's "
+                f"id is compared exactly from batch to batch). Got {self.qid_dtype} before batch {index} "
+                f"and {values.dtype} in batch {index} instead.")
         return values
 
     def add(self, index, batch):
@@ -284,8 +286,8 @@ class _Stream:
             seen = self.finished.contains(segment_qid)
             order = np.argsort(segment_qid, kind="stable")
         except TypeError:
-            raise TypeError(f"{self.roles.subject('qid')} must hold mutually comparable values (all numbers "
-                            f"or all strings). Got mixed types in batch {index} instead.") from None
+            raise InputTypeError(f"{self.roles.subject('qid')} must hold mutually comparable values (all numbers "
+                                 f"or all strings). Got mixed types in batch {index} instead.") from None
         if segment_qid.size > 1:
             ordered = segment_qid[order]
             repeated = np.zeros(segment_qid.size, dtype=bool)
@@ -295,9 +297,10 @@ class _Stream:
             at = int(np.argmax(seen))
             value = segment_qid[at]
             value = value.item() if hasattr(value, "item") else value
-            raise ValueError(f"qid {value!r} appears again at batch {index}, row {int(starts[at])} after other "
-                             "queries; the rows of a query must be contiguous in the stream (ORDER BY qid, or group "
-                             f"the rows by query). Got the rows of qid {value!r} split by other queries instead.")
+            raise InputValueError(
+                f"qid {value!r} appears again at batch {index}, row {int(starts[at])} after other "
+                "queries; the rows of a query must be contiguous in the stream (ORDER BY qid, or group "
+                f"the rows by query). Got the rows of qid {value!r} split by other queries instead.")
 
     def _end_carried(self):
         """The carried query is complete: gather its rows."""
@@ -358,7 +361,7 @@ class _Stream:
             self._end_carried()
         self._evaluate_pending()
         if self.n_rows == 0:
-            raise ValueError("`batches` must hold at least one row. Got an empty stream instead.")
+            raise InputValueError("`batches` must hold at least one row. Got an empty stream instead.")
         if not self.results.n_queries:
             raise self.excluded_part
         self.finished = None  # the contiguity check is over: its ids go before the reduction

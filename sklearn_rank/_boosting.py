@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _engine
 from ._registry import get_metric
+from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["LightGBMMetric", "XGBoostMetric", "lightgbm_metric", "xgboost_metric"]
 
@@ -34,16 +35,16 @@ class _MetricBridge:
 
     def __init__(self, metric, *, name=None, **params):
         if not isinstance(metric, str):
-            raise TypeError(f"`metric` must be the name of a metric of the registry (str). Got "
-                            f"{type(metric).__name__} instead.")
+            raise InputTypeError(f"`metric` must be the name of a metric of the registry (str). Got "
+                                 f"{type(metric).__name__} instead.")
         spec = get_metric(metric)
         options = _engine_options()
         unknown = sorted(set(params) - set(options))
         if unknown:
-            raise TypeError(f"{self._factory} takes the engine's options {options}; the data (labels, "
-                            f"predictions, groups, weights) come from the engine. Got {unknown} instead.")
+            raise InputTypeError(f"{self._factory} takes the engine's options {options}; the data (labels, "
+                                 f"predictions, groups, weights) come from the engine. Got {unknown} instead.")
         if name is not None and (not isinstance(name, str) or not name):
-            raise TypeError(f"`name` must be a non-empty str or None. Got {name!r} instead.")
+            raise InputTypeError(f"`name` must be a non-empty str or None. Got {name!r} instead.")
         # One tiny evaluation checks the option values now rather than at the first boosting round.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -72,13 +73,13 @@ class _MetricBridge:
         if predictions.ndim == 2 and predictions.shape[1] == 1:
             predictions = predictions[:, 0]
         if predictions.ndim != 1 or predictions.shape[0] != labels.shape[0]:
-            raise ValueError(f"{self._factory} ranks one score per row: the predictions must have shape "
-                             f"({labels.shape[0]},). Got shape {predictions.shape} instead (a multi-class or "
-                             "multi-output objective has no ranking).")
+            raise InputValueError(f"{self._factory} ranks one score per row: the predictions must have shape "
+                                  f"({labels.shape[0]},). Got shape {predictions.shape} instead (a multi-class or "
+                                  "multi-output objective has no ranking).")
         sizes = np.asarray(group_sizes, dtype=np.int64).reshape(-1)
         if sizes.sum() != labels.shape[0] or (sizes < 0).any():
-            raise ValueError(f"The query groups must have non-negative sizes summing to the number of rows "
-                             f"({labels.shape[0]}). Got sizes summing to {int(sizes.sum())} instead.")
+            raise InputValueError(f"The query groups must have non-negative sizes summing to the number of rows "
+                                  f"({labels.shape[0]}). Got sizes summing to {int(sizes.sum())} instead.")
         keep = sizes > 0
         sizes = sizes[keep]
         codes = np.repeat(np.arange(sizes.shape[0]), sizes)
@@ -193,14 +194,14 @@ class LightGBMMetric(_MetricBridge):
             where = ("the evaluation set (LightGBM's scikit-learn API passes groups to rankers only: LGBMRanker with "
                      "eval_group=...)")
         if group is None:
-            raise ValueError(_missing_groups(self._factory, where))
+            raise InputValueError(_missing_groups(self._factory, where))
         sizes = np.asarray(group, dtype=np.int64).reshape(-1)
         query_weight = None
         if weight is not None and np.size(weight) > 0:
             weight = np.asarray(weight, dtype=np.float64).reshape(-1)
             if weight.shape[0] != sizes.sum():
-                raise ValueError(f"LightGBM's weights must have one value per row ({int(sizes.sum())}). Got "
-                                 f"{weight.shape[0]} instead.")
+                raise InputValueError(f"LightGBM's weights must have one value per row ({int(sizes.sum())}). Got "
+                                      f"{weight.shape[0]} instead.")
             # LightGBM's query weight: the mean weight of the query's rows.
             starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
             nonempty = sizes > 0
@@ -303,7 +304,7 @@ class XGBoostMetric(_MetricBridge):
             The metric over the queries.
         """
         if not hasattr(dtrain, "get_uint_info"):
-            raise TypeError(
+            raise InputTypeError(
                 f"{self._factory}({self.metric!r}) is XGBoost's custom_metric for xgboost.train(..., "
                 "custom_metric=...), called with the predictions and the DMatrix. XGBoost's scikit-learn "
                 "estimators call a callable eval_metric with label and prediction arrays only (XGBRanker: once per "
@@ -312,7 +313,7 @@ class XGBoostMetric(_MetricBridge):
                 f"{type(dtrain).__name__} instead of a DMatrix.")
         group_ptr = np.asarray(dtrain.get_uint_info("group_ptr"), dtype=np.int64)
         if group_ptr.size < 2:
-            raise ValueError(_missing_groups(self._factory, "this DMatrix (build it with qid=... or group=...)"))
+            raise InputValueError(_missing_groups(self._factory, "this DMatrix (build it with qid=... or group=...)"))
         sizes = np.diff(group_ptr)
         weight = np.asarray(dtrain.get_weight(), dtype=np.float64)
         query_weight = None
@@ -322,12 +323,12 @@ class XGBoostMetric(_MetricBridge):
             # Row weights (a DMatrix outside learning to rank): a ranking metric weights queries.
             first_rows = np.minimum(group_ptr[:-1], max(weight.size - 1, 0))
             if (weight != np.repeat(weight[first_rows], sizes)).any():
-                raise ValueError("The DMatrix has one weight per row, varying within a query; a ranking metric "
-                                 "weights queries. Got row weights that differ within a query instead.")
+                raise InputValueError("The DMatrix has one weight per row, varying within a query; a ranking metric "
+                                      "weights queries. Got row weights that differ within a query instead.")
             query_weight = weight[first_rows]
         elif weight.size:
-            raise ValueError(f"The DMatrix weights must be one per query ({sizes.size}) or one per row "
-                             f"({int(group_ptr[-1])}). Got {weight.size} instead.")
+            raise InputValueError(f"The DMatrix weights must be one per query ({sizes.size}) or one per row "
+                                  f"({int(group_ptr[-1])}). Got {weight.size} instead.")
         return self.name, self._compute(dtrain.get_label(), predt, sizes, query_weight)
 
 def lightgbm_metric(metric, *, name=None, **params):

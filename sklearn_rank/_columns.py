@@ -27,6 +27,8 @@ import numbers
 
 import numpy as np
 
+from .exceptions import InputTypeError, InputValueError
+
 ROLES = ("qid", "score", "label", "sample_weight", "exclude", "unjudged")
 FLAG_ROLES = ("exclude", "unjudged")
 ID_ROLES = ("qid", "group")  # "group": the command line's `compare --group`
@@ -51,9 +53,10 @@ class Roles:
     def __init__(self, columns, flags=None, error=None):
         self.columns = columns  # role -> column name, for the roles given
         self.flags = flags or {}  # role -> command-line flag ("--qid"); absent: the keyword
-        # the classes raised: ValueError and TypeError, or one class of the caller's (the command line's
-        # TableFormatError, a ValueError)
-        self.value_error, self.type_error = (error, error) if error is not None else (ValueError, TypeError)
+        # the classes raised: InputValueError and InputTypeError, or one class of the caller's (the command
+        # line's TableFormatError, an InputValueError)
+        self.value_error, self.type_error = (error, error) if error is not None else (InputValueError,
+                                                                                      InputTypeError)
 
     def label(self, role):
         """``--qid`` on the command line, `` `qid` `` for a keyword argument."""

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .exceptions import InputValueError
+
 
 class Default(str):
     """A default option value: a ``convention=`` preset may replace it, an explicit value may not."""
@@ -97,8 +99,8 @@ def check_convention(convention):
         return None
     key = normalise_convention(convention)
     if key not in PRESETS:
-        raise ValueError(f"`convention` must be one of {', '.join(map(repr, CONVENTIONS))} or None (case, "
-                         f"'-' and '_' aside). Got {convention!r} instead.")
+        raise InputValueError(f"`convention` must be one of {', '.join(map(repr, CONVENTIONS))} or None (case, "
+                              f"'-' and '_' aside). Got {convention!r} instead.")
     return PRESETS[key]
 
 

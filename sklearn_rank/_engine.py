@@ -24,7 +24,7 @@ from ._ranks import GroupedStructure, LabelIndexStructure, NamespaceLabelIndex, 
 from ._conventions import default_options, normalise_convention, resolve as resolve_convention
 from ._registry import DUAL_FAMILY, base_spec, get_metric, list_kernel, normalise_name, with_k
 from ._report import RankingReport, weighted_mean
-from .exceptions import UndefinedMetricWarning
+from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 
 
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
@@ -150,8 +150,8 @@ def evaluate_ranks(ranks, *, metrics, num_candidates=None, ties=_D["ties"], samp
     resolved = resolve_metrics(metrics, "all")
     for written, spec, family in resolved:
         if family != "rank":
-            raise ValueError(f"evaluate_ranks computes rank statistics (mr, mrr, hits@k, gmr, amri, ...); "
-                             f"{spec.name!r} needs relevance lists: use evaluate(). Got {written!r} instead.")
+            raise InputValueError(f"evaluate_ranks computes rank statistics (mr, mrr, hits@k, gmr, amri, ...); "
+                                  f"{spec.name!r} needs relevance lists: use evaluate(). Got {written!r} instead.")
     xp = array_namespace(ranks.optimistic if isinstance(ranks, Ranks) else ranks)
     if xp is not None:
         return _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, sample_weight, num_relevant)
@@ -164,15 +164,16 @@ def evaluate_ranks(ranks, *, metrics, num_candidates=None, ties=_D["ties"], samp
     else:
         values = np.asarray(ranks)
         if values.dtype.kind not in "iuf" or values.ndim != 1:
-            raise TypeError(f"`ranks` must be a Ranks object or a 1-D array of numbers. Got "
-                            f"{type(ranks).__name__} with dtype {values.dtype} and shape {values.shape} instead.")
+            raise InputTypeError(f"`ranks` must be a Ranks object or a 1-D array of numbers. Got "
+                                 f"{type(ranks).__name__} with dtype {values.dtype} and shape {values.shape} instead.")
         values = values.astype(np.float64)
         n = values.size
         if n == 0:
-            raise ValueError("`ranks` must not be empty. Got 0 ranks instead.")
+            raise InputValueError("`ranks` must not be empty. Got 0 ranks instead.")
         if not np.isfinite(values).all() or (values < 1).any():
-            raise ValueError(f"`ranks` must be finite and >= 1 (ranks are 1-based). Got minimum {float(values.min())!r} "
-                             "instead.")
+            raise InputValueError(
+                f"`ranks` must be finite and >= 1 (ranks are 1-based). Got minimum {float(values.min())!r} "
+                "instead.")
         dist = RankDistribution.point(values)
         n_cand = None if num_candidates is None else _positive_ints(num_candidates, n, "num_candidates")
         n_rel = np.ones(n, dtype=np.int64) if num_relevant is None else _positive_ints(num_relevant, n,
@@ -181,10 +182,10 @@ def evaluate_ranks(ranks, *, metrics, num_candidates=None, ties=_D["ties"], samp
             _check_possible_ranks(values, n_cand, n_rel)
     needs_candidates = any(spec.base in _ADJUSTED for _, spec, _ in resolved)
     if needs_candidates and n_cand is None:
-        raise ValueError("The adjusted and z-scored metrics need `num_candidates`. Got None instead.")
+        raise InputValueError("The adjusted and z-scored metrics need `num_candidates`. Got None instead.")
     weight = np.ones(n) if sample_weight is None else weights_per_row(sample_weight, n, "rank")
     if not weight.sum() > 0:
-        raise ValueError("`sample_weight` must have a positive total. Got a total of 0 instead.")
+        raise InputValueError("`sample_weight` must have a positive total. Got a total of 0 instead.")
     stats = RankStats(dist, weight, np.zeros(n, dtype=np.intp), 1,
                       n_cand if n_cand is not None else np.ones(n), n_rel)
     out = {}
@@ -211,9 +212,10 @@ def resolve_metrics(metrics, targets, aliases=()):
     try:
         metrics = list(metrics)
     except TypeError:
-        raise TypeError(f"`metrics` must be a metric name or a sequence of names. Got {metrics!r} instead.") from None
+        raise InputTypeError(
+            f"`metrics` must be a metric name or a sequence of names. Got {metrics!r} instead.") from None
     if not metrics:
-        raise ValueError("`metrics` must name at least one metric. Got an empty sequence instead.")
+        raise InputValueError("`metrics` must name at least one metric. Got an empty sequence instead.")
     resolved = []
     for written in metrics:
         spec = read_name(written, get_metric(written), aliases)
@@ -329,7 +331,7 @@ class MatrixStructure:
         """The :class:`PartialReport` of the whole matrix, joined from those of its groups of chunks."""
         parts = [partial_report(group, group.queries, resolved, **options) for group in self.groups()]
         if not parts:
-            raise ValueError(ALL_EXCLUDED)
+            raise InputValueError(ALL_EXCLUDED)
         return _join_parts(parts)
 
     def ranks(self, targets):
@@ -343,7 +345,7 @@ class MatrixStructure:
                 qids.append(data.qid)
                 offset += data.n_queries
         if not ranks:
-            raise ValueError(ALL_EXCLUDED)
+            raise InputValueError(ALL_EXCLUDED)
         joined = _join(ranks)
         joined.qid = np.concatenate(qids)
         return joined
@@ -588,8 +590,8 @@ class PartStore:
 
     def add(self, part):
         if part.missing_qid is not None and part.missing_qid.size:
-            raise ValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
-                             "queries in one part. Got them in a split evaluation instead.")
+            raise InputValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
+                                  "queries in one part. Got them in a split evaluation instead.")
         n, n_new = self.n_queries, part.n_queries
         if part.weight is not None and "weight" not in self.arrays:
             self._append("weight", np.ones(n), 0)
@@ -623,9 +625,9 @@ class PartStore:
             order = np.argsort(qid, kind="stable")
             repeated = qid[order[1:]][qid[order[1:]] == qid[order[:-1]]]
             if repeated.size:  # the stream's own check refuses this first; never a query counted twice
-                raise ValueError("Every query must lie in one part whole. Got the rows of "
-                                 f"{np.unique(repeated).size} queries in several parts, e.g. qid "
-                                 f"{np.unique(repeated)[:5].tolist()} instead.")
+                raise InputValueError("Every query must lie in one part whole. Got the rows of "
+                                      f"{np.unique(repeated).size} queries in several parts, e.g. qid "
+                                      f"{np.unique(repeated)[:5].tolist()} instead.")
             inverse = np.empty_like(order)
             inverse[order] = np.arange(order.size)
             if ranks is not None:
@@ -657,7 +659,7 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
     targets of every part. The result does not depend on how the queries were split into parts.
     """
     if not parts:
-        raise ValueError("A split evaluation needs at least one part with rows. Got no part instead.")
+        raise InputValueError("A split evaluation needs at least one part with rows. Got no part instead.")
     # a name written twice is read twice: a consuming reduction releases its values at its last use only
     remaining = {}
     for name, _, _ in resolved:
@@ -685,9 +687,9 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
             qid = qid[query_order]
         if qid.size > 1 and (qid[1:] == qid[:-1]).any():
             repeated = qid[1:][qid[1:] == qid[:-1]]
-            raise ValueError("Every query must lie in one part (partition or batch) whole. Got the rows of "
-                             f"{np.unique(repeated).size} queries in several parts, e.g. qid "
-                             f"{np.unique(repeated)[:5].tolist()} instead.")
+            raise InputValueError("Every query must lie in one part (partition or batch) whole. Got the rows of "
+                                  f"{np.unique(repeated).size} queries in several parts, e.g. qid "
+                                  f"{np.unique(repeated)[:5].tolist()} instead.")
         has_relevant = np.concatenate([part.has_relevant for part in parts])[query_order]
         if all(part.weight is None for part in parts):
             weight = None
@@ -726,8 +728,8 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
             rank_table = _by_query(tuple(columns))
         missing_qid, missing_has_relevant = qid[:0], np.zeros(0, dtype=bool)
         if any(part.missing_qid is not None and part.missing_qid.size for part in parts):
-            raise ValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
-                             "queries in one part. Got them in a split evaluation instead.")
+            raise InputValueError("Judged queries without candidate rows (`judged` with missing='zero') need all "
+                                  "queries in one part. Got them in a split evaluation instead.")
     n_q = qid.size
     needs_relevant = any(spec.needs_relevant for _, spec, _ in resolved)
     if missing_qid is None:
@@ -737,29 +739,29 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
         lacking = qid[~has_relevant]
         if missing == "zero":
             lacking = np.concatenate([lacking, missing_qid[~missing_has_relevant]])
-        raise ValueError(f"Every query must have a relevant item (no_relevant='error'). Got "
-                         f"{lacking.size} without one, e.g. qid {lacking[:5].tolist()} instead.")
+        raise InputValueError(f"Every query must have a relevant item (no_relevant='error'). Got "
+                              f"{lacking.size} without one, e.g. qid {lacking[:5].tolist()} instead.")
     evaluated = has_relevant if (needs_relevant and no_relevant == "skip") else np.ones(n_q, dtype=bool)
     # Judged queries without any candidate row (missing="zero", trec_eval's -c): every list metric is 0.
     added = np.zeros(0, dtype=bool)
     if missing == "zero" and missing_qid.size:
         if weight is not None:
-            raise ValueError("`missing='zero'` adds judged queries that have no candidate row, and those have "
-                             "no sample weight. Got `sample_weight` together with missing='zero' instead.")
+            raise InputValueError("`missing='zero'` adds judged queries that have no candidate row, and those have "
+                                  "no sample weight. Got `sample_weight` together with missing='zero' instead.")
         added = missing_has_relevant if (needs_relevant and no_relevant == "skip") else \
             np.ones(missing_qid.size, dtype=bool)
     n_added = int(added.sum())
     if not evaluated.any() and not n_added:
-        raise ValueError("No query has a relevant item, so the metrics are undefined (`no_relevant='skip'`). "
-                         "Got only queries without relevant items instead.")
+        raise InputValueError("No query has a relevant item, so the metrics are undefined (`no_relevant='skip'`). "
+                              "Got only queries without relevant items instead.")
     all_evaluated = bool(evaluated.all())
     n_evaluated = int(evaluated.sum())
     # without sample weights, every query weighs 1 (arrays of ones made only where needed)
     weight_out = np.ones(n_evaluated) if weight is None else (
         weight if all_evaluated else weight[evaluated])
     if not weight_out.sum() > 0 and not n_added:
-        raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
-                         "of 0 instead.")
+        raise InputValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
+                              "of 0 instead.")
     # the ids of the evaluated queries only, from here on: a long stream's end holds no second copy (the
     # ids of a single part not consumed are the caller's data: copied)
     qid_out = qid if all_evaluated and (len(parts) > 1 or consume) else qid[evaluated]
@@ -834,8 +836,8 @@ def _check_list_values(written, spec, values, qid, params):
         return
     hint = (" With gain='exponential' the gains 2**rel - 1 overflow; use gain='linear' or smaller relevance "
             "grades." if params.get("gain") == "exponential" else "")
-    raise ValueError(f"Metric {written!r} must be finite for every query.{hint} Got {int(bad.sum())} non-finite "
-                     f"per-query values (e.g. qid {qid[bad][:5].tolist()}) instead.")
+    raise InputValueError(f"Metric {written!r} must be finite for every query.{hint} Got {int(bad.sum())} non-finite "
+                          f"per-query values (e.g. qid {qid[bad][:5].tolist()}) instead.")
 
 
 def _positive_ints(values, n, name):
@@ -844,7 +846,7 @@ def _positive_ints(values, n, name):
         arr = np.full(n, arr)
     if arr.shape != (n,) or arr.dtype.kind not in "iuf" or not np.isfinite(arr).all() or (arr < 1).any() \
             or (arr != np.round(arr)).any():
-        raise ValueError(f"`{name}` must hold one positive integer per rank ({n}). Got {arr!r} instead.")
+        raise InputValueError(f"`{name}` must hold one positive integer per rank ({n}). Got {arr!r} instead.")
     return arr.astype(np.int64)
 
 
@@ -852,16 +854,16 @@ def _check_possible_ranks(ranks, num_candidates, num_relevant):
     """The best of r relevant candidates among N ranks at most N - r + 1."""
     if (num_relevant > num_candidates).any():
         i = int(np.flatnonzero(num_relevant > num_candidates)[0])
-        raise ValueError("`num_relevant` must not exceed `num_candidates`. Got num_relevant="
-                         f"{int(num_relevant[i])} with num_candidates={int(num_candidates[i])} at position {i} "
-                         "instead.")
+        raise InputValueError("`num_relevant` must not exceed `num_candidates`. Got num_relevant="
+                              f"{int(num_relevant[i])} with num_candidates={int(num_candidates[i])} at position {i} "
+                              "instead.")
     worst = num_candidates - num_relevant + 1
     if (ranks > worst).any():
         i = int(np.flatnonzero(ranks > worst)[0])
-        raise ValueError("`ranks` must be possible: the best of num_relevant relevant candidates among "
-                         "num_candidates ranks at most num_candidates - num_relevant + 1. Got rank "
-                         f"{float(ranks[i])!r} with num_candidates={int(num_candidates[i])} and num_relevant="
-                         f"{int(num_relevant[i])} at position {i} instead.")
+        raise InputValueError("`ranks` must be possible: the best of num_relevant relevant candidates among "
+                              "num_candidates ranks at most num_candidates - num_relevant + 1. Got rank "
+                              f"{float(ranks[i])!r} with num_candidates={int(num_candidates[i])} and num_relevant="
+                              f"{int(num_relevant[i])} at position {i} instead.")
 
 
 _ADJUSTED = frozenset({"amr", "amri", "agmri", "amrr", "ahits", "zmr", "zmrr", "zgmr", "zhits"})
@@ -912,8 +914,8 @@ def _evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, lab
     weight = data.weight if data.weight is not None else xp.ones(n_q, dtype=xp.float64, device=data.device)
     total = xp.sum(weight)
     if not float(total) > 0:
-        raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
-                         "of 0 instead.")
+        raise InputValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
+                              "of 0 instead.")
     s, m = structure.point(ties)
     n_cand = xp.astype(structure.n_candidates, xp.float64)
     # the rank a point policy gives, the mid rank of the tie block under "expected" (RankDistribution)
@@ -927,8 +929,8 @@ def _evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, lab
     for written, spec, family in resolved:
         if family == "list":
             if not hasattr(lists, list_kernel(spec.base)):
-                raise TypeError(f"Metric {written!r} is not computed under array_api_dispatch; pass NumPy arrays "
-                                f"for it. Got `y_score` of type {type(y_score).__name__} instead.")
+                raise InputTypeError(f"Metric {written!r} is not computed under array_api_dispatch; pass NumPy arrays "
+                                     f"for it. Got `y_score` of type {type(y_score).__name__} instead.")
             values = lists.compute(spec.base, spec.k, spec.param)
             defined = ~xp.isnan(values)
             if not bool(xp.all(defined)):  # AUC of a query without a non-relevant candidate
@@ -967,14 +969,14 @@ def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, samp
         ok = arr.ndim == 1 and arr.shape[0] == n and (xp.isdtype(arr.dtype, "integral")
                                                        or xp.isdtype(arr.dtype, "real floating"))
         if not ok:
-            raise ValueError(f"`{name}` must hold one positive integer per rank ({n}). Got an array of shape "
-                             f"{tuple(arr.shape)} and dtype {arr.dtype} instead.")
+            raise InputValueError(f"`{name}` must hold one positive integer per rank ({n}). Got an array of shape "
+                                  f"{tuple(arr.shape)} and dtype {arr.dtype} instead.")
         arr = as_float(arr)
         bad = ~(xp.isfinite(arr) & (arr >= 1) & (arr == xp.round(arr)))
         if bool(xp.any(bad)):
             i = first(bad)
-            raise ValueError(f"`{name}` must hold one positive integer per rank ({n}). Got {float(arr[i])!r} at "
-                             f"position {i} instead.")
+            raise InputValueError(f"`{name}` must hold one positive integer per rank ({n}). Got {float(arr[i])!r} at "
+                                  f"position {i} instead.")
         return arr
 
     def first(flags):
@@ -994,35 +996,38 @@ def _evaluate_ranks_in_namespace(xp, ranks, resolved, ties, num_candidates, samp
         n_rel = as_float(ranks.num_relevant)
     else:
         if ranks.ndim != 1 or not (xp.isdtype(ranks.dtype, "integral") or xp.isdtype(ranks.dtype, "real floating")):
-            raise TypeError(f"`ranks` must be a Ranks object or a 1-D array of numbers. Got {type(ranks).__name__} "
-                            f"with dtype {ranks.dtype} and shape {tuple(ranks.shape)} instead.")
+            raise InputTypeError(
+                f"`ranks` must be a Ranks object or a 1-D array of numbers. Got {type(ranks).__name__} "
+                f"with dtype {ranks.dtype} and shape {tuple(ranks.shape)} instead.")
         mid = as_float(ranks)
         n = mid.shape[0]
         if n == 0:
-            raise ValueError("`ranks` must not be empty. Got 0 ranks instead.")
+            raise InputValueError("`ranks` must not be empty. Got 0 ranks instead.")
         if not bool(xp.all(xp.isfinite(mid) & (mid >= 1))):
-            raise ValueError(f"`ranks` must be finite and >= 1 (ranks are 1-based). Got minimum {float(xp.min(mid))!r} "
-                             "instead.")
+            raise InputValueError(
+                f"`ranks` must be finite and >= 1 (ranks are 1-based). Got minimum {float(xp.min(mid))!r} "
+                "instead.")
         s, m, r = mid - 1, xp.ones_like(mid), xp.ones_like(mid)
         n_cand = None if num_candidates is None else counts(num_candidates, "num_candidates", n)
         n_rel = xp.ones_like(mid) if num_relevant is None else counts(num_relevant, "num_relevant", n)
         if n_cand is not None:
             if bool(xp.any(n_rel > n_cand)):
                 i = first(n_rel > n_cand)
-                raise ValueError(f"`num_relevant` must not exceed `num_candidates`. Got num_relevant={int(n_rel[i])} "
-                                 f"with num_candidates={int(n_cand[i])} at position {i} instead.")
+                raise InputValueError(
+                    f"`num_relevant` must not exceed `num_candidates`. Got num_relevant={int(n_rel[i])} "
+                    f"with num_candidates={int(n_cand[i])} at position {i} instead.")
             if bool(xp.any(mid > n_cand - n_rel + 1)):
                 i = first(mid > n_cand - n_rel + 1)
-                raise ValueError("`ranks` must be possible: the best of num_relevant relevant candidates among "
-                                 f"num_candidates ranks at most num_candidates - num_relevant + 1. Got rank "
-                                 f"{float(mid[i])!r} with num_candidates={int(n_cand[i])} and num_relevant="
-                                 f"{int(n_rel[i])} at position {i} instead.")
+                raise InputValueError("`ranks` must be possible: the best of num_relevant relevant candidates among "
+                                      f"num_candidates ranks at most num_candidates - num_relevant + 1. Got rank "
+                                      f"{float(mid[i])!r} with num_candidates={int(n_cand[i])} and num_relevant="
+                                      f"{int(n_rel[i])} at position {i} instead.")
     if any(spec.base in _ADJUSTED for _, spec, _ in resolved) and n_cand is None:
-        raise ValueError("The adjusted and z-scored metrics need `num_candidates`. Got None instead.")
+        raise InputValueError("The adjusted and z-scored metrics need `num_candidates`. Got None instead.")
     weight = xp.ones(n, dtype=xp.float64, device=device) if sample_weight is None else _weights_ns(
         xp, sample_weight, n, device, reference, "rank")
     if not float(xp.sum(weight)) > 0:
-        raise ValueError("`sample_weight` must have a positive total. Got a total of 0 instead.")
+        raise InputValueError("`sample_weight` must have a positive total. Got a total of 0 instead.")
     n_cand = xp.ones(n, dtype=xp.float64, device=device) if n_cand is None else n_cand
     stats = NamespaceRankStats(xp, *(v[None, :] for v in (s, m, r, mid, weight, n_cand, n_rel)))
     out = {}
@@ -1045,12 +1050,12 @@ def positive_vs_negatives_in_namespace(xp, y_pred_pos, y_pred_neg):
     neg = y_pred_neg
     pos = to_namespace(xp, y_pred_pos, device, "y_pred_pos", neg)
     if pos.ndim != 1:
-        raise ValueError(f"`y_pred_pos` must be 1-D (one score per query). Got shape {tuple(pos.shape)} instead.")
+        raise InputValueError(f"`y_pred_pos` must be 1-D (one score per query). Got shape {tuple(pos.shape)} instead.")
     if neg.ndim == 1 and pos.shape[0] == 1:
         neg = neg[None, :]
     if neg.ndim != 2 or neg.shape[0] != pos.shape[0]:
-        raise ValueError(f"`y_pred_neg` must be 2-D with one row per query ({pos.shape[0]}). "
-                         f"Got shape {tuple(neg.shape)} instead.")
+        raise InputValueError(f"`y_pred_neg` must be 2-D with one row per query ({pos.shape[0]}). "
+                              f"Got shape {tuple(neg.shape)} instead.")
     same_kind = any(xp.isdtype(pos.dtype, kind) and xp.isdtype(neg.dtype, kind)
                     for kind in ("bool", "integral", "real floating"))
     # as NumPy's concatenation: integers with floats in float64 (array-api-strict does not promote

@@ -18,6 +18,7 @@ from ._inputs import _query_codes
 from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
                       parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
 from ._sklearn_compat import EvaluatorTagsMixin, check_features, fitted_for_own_score_in_cv, safe_indexing
+from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["RankingEvaluator"]
 
@@ -396,12 +397,12 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         if not fitted_for_own_score_in_cv(self):
             return
         if qid is None:
-            raise ValueError(describe_missing_qid(
+            raise InputValueError(describe_missing_qid(
                 "RankingEvaluator", self.qid, X, extra=" Or set qid=None to declare that all rows of X form one query. "
                 "(Raised by fit, before any training: scikit-learn's cross-validation would score every fold "
                 "without query ids and record NaN.)"))
         kind = f"{type(X).__name__} without a query-id column {self.qid!r}"
-        raise ValueError(
+        raise InputValueError(
             "RankingEvaluator.fit got query ids as `qid=` with metadata routing off, inside a scikit-learn "
             "cross-validation or search that scores with RankingEvaluator.score: without routing, scikit-learn "
             "passes `qid` to fit only, so score would get no query ids for the test rows of any fold (and "
@@ -422,14 +423,15 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         """Sort rows by query and add the ranker's query argument (``codes``: query code per row, or None)."""
         for name in ("qid", "group", "eval_group"):
             if params.get(name) is not None:
-                raise ValueError(f"RankingEvaluator passes the query information to the ranker itself: give query "
-                                 f"ids through its `qid` column or fit(..., qid=...) (evaluation sets: their `qid` "
-                                 f"column or fit(..., eval_qid=[...])). Got fit parameter {name!r} instead.")
+                raise InputValueError(
+                    f"RankingEvaluator passes the query information to the ranker itself: give query "
+                    f"ids through its `qid` column or fit(..., qid=...) (evaluation sets: their `qid` "
+                    f"column or fit(..., eval_qid=[...])). Got fit parameter {name!r} instead.")
             params.pop(name, None)
         n_rows = _safe_len(y)
         if codes is None:
             if self.qid is not None:
-                raise ValueError(self._missing_qid(X))
+                raise InputValueError(self._missing_qid(X))
             codes = np.zeros(n_rows, dtype=np.intp)
         # No copy when the rows already come sorted by query: then everything is passed on as it is.
         order = None if (codes[1:] >= codes[:-1]).all() else np.argsort(codes, kind="stable")
@@ -463,19 +465,20 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
         pairs, store = _evaluation_sets(params)
         if pairs is None:
             if eval_qid is not None:
-                raise ValueError("`eval_qid` holds the query ids of the evaluation sets (the `eval_set` fit "
-                                 "parameter, or LightGBM's `eval_X` and `eval_y`). Got eval_qid without evaluation "
-                                 "sets instead.")
+                raise InputValueError(
+                    "`eval_qid` holds the query ids of the evaluation sets (the `eval_set` fit "
+                    "parameter, or LightGBM's `eval_X` and `eval_y`). Got eval_qid without evaluation "
+                    "sets instead.")
             return params
         if eval_qid is not None:
             if mode is None:
-                raise ValueError(f"`eval_qid` is passed on to rankers only (estimators whose fit takes `group` or "
-                                 f"`qid`); {type(self.estimator).__name__}.fit takes no query information. Got "
-                                 "eval_qid instead.")
+                raise InputValueError(f"`eval_qid` is passed on to rankers only (estimators whose fit takes `group` or "
+                                      f"`qid`); {type(self.estimator).__name__}.fit takes no query information. Got "
+                                      "eval_qid instead.")
             if not isinstance(eval_qid, (list, tuple)) or len(eval_qid) != len(pairs):
                 length = len(eval_qid) if isinstance(eval_qid, (list, tuple)) else type(eval_qid).__name__
-                raise ValueError(f"`eval_qid` must be a list with one array of query ids (or None) per item of "
-                                 f"eval_set ({len(pairs)}). Got {length} instead.")
+                raise InputValueError(f"`eval_qid` must be a list with one array of query ids (or None) per item of "
+                                      f"eval_set ({len(pairs)}). Got {length} instead.")
         params = dict(params)
         source = "eval_set" if params.get("eval_set") is not None else "eval_X"
         new_pairs, orders, sorted_codes, given_codes = [], [], [], []
@@ -488,11 +491,11 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
                 n_X = _safe_len(X_eval) if hasattr(X_eval, "shape") or hasattr(X_eval, "__len__") else n_rows
                 if n_X != n_rows:
                     what = f"eval_set[{index}]" if source == "eval_set" else f"eval_X[{index}] and eval_y[{index}]"
-                    raise ValueError(f"`{what}` must hold one label per row of X ({n_X} rows). Got {n_rows} "
-                                     "labels instead.")
+                    raise InputValueError(f"`{what}` must hold one label per row of X ({n_X} rows). Got {n_rows} "
+                                          "labels instead.")
                 if query is None:
                     if self.qid is not None:
-                        raise ValueError(
+                        raise InputValueError(
                             f"RankingEvaluator needs the query ids of eval_set[{index}] to pass its groups to "
                             f"{type(self.estimator).__name__}: give them as its query-id column "
                             f"(qid={self.qid!r}) or as fit(..., eval_qid=[...]) with one array per evaluation set. "
@@ -502,8 +505,8 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
                     try:
                         _, codes, _ = _query_codes(query, n_rows)
                     except ValueError as error:
-                        raise ValueError(f"Query ids of eval_set[{index}] (`eval_qid` or its query-id column): "
-                                         f"{error}") from None
+                        raise InputValueError(f"Query ids of eval_set[{index}] (`eval_qid` or its query-id column): "
+                                              f"{error}") from None
                 given_codes.append(codes)
                 if (codes[1:] < codes[:-1]).any():
                     # The engines need the rows of a query contiguous: sort stably, as the training rows.
@@ -523,8 +526,8 @@ class RankingEvaluator(EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
             if key in _EVAL_ROW_PARAMS and value is not None and (not isinstance(value, (list, tuple))
                                                                   or len(value) != len(pairs)):
                 got = f"{len(value)} entries" if isinstance(value, (list, tuple)) else type(value).__name__
-                raise ValueError(f"`{key}` must be a list with one entry (or None) per evaluation set "
-                                 f"({len(pairs)}). Got {got} instead.")
+                raise InputValueError(f"`{key}` must be a list with one entry (or None) per evaluation set "
+                                      f"({len(pairs)}). Got {got} instead.")
             if key in _EVAL_ROW_PARAMS and value is not None:
                 params[key] = [entry if entry is None else
                                _follow_rows(entry, f"{key}[{index}]", codes, order, mode, estimator_name)
@@ -813,8 +816,8 @@ def _evaluation_sets(params):
         return None, None
     pairs = [eval_set] if isinstance(eval_set, tuple) else eval_set
     if not isinstance(pairs, list) or not all(isinstance(pair, (list, tuple)) and len(pair) == 2 for pair in pairs):
-        raise TypeError(f"`eval_set` must be a list of (X, y) pairs. Got {type(eval_set).__name__} "
-                        f"{_short_repr(eval_set)} instead.")
+        raise InputTypeError(f"`eval_set` must be a list of (X, y) pairs. Got {type(eval_set).__name__} "
+                             f"{_short_repr(eval_set)} instead.")
 
     def store(params, pairs):
         params["eval_set"] = pairs
@@ -859,11 +862,11 @@ def _follow_rows(value, name, codes, order, mode, estimator_name):
         expected = (f"one value per row ({n_rows}) or, for {estimator_name}, one weight per query ({n_queries})"
                     if per_query else f"one value per row ({n_rows})")
         got = f"{length} values" if length is not None else f"{type(value).__name__} {_short_repr(value)}"
-        raise ValueError(f"`{name}` must hold {expected}. Got {got} instead.")
+        raise InputValueError(f"`{name}` must hold {expected}. Got {got} instead.")
     starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
     if len(starts) != n_queries:
         n_split = int(np.count_nonzero(np.bincount(codes[starts], minlength=n_queries) > 1))
-        raise ValueError(
+        raise InputValueError(
             f"`{name}` holds one weight per query ({n_queries}) for {estimator_name}, given in the order the "
             "queries appear in the data; RankingEvaluator sorts the rows by query, and that order is ambiguous "
             "when the rows of a query are not contiguous. Put the rows of each query together. Got "

@@ -8,6 +8,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from .exceptions import InputTypeError, InputValueError
+
 TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
 NO_RELEVANT = ("skip", "zero", "one", "error")
 AP_DENOMINATORS = ("relevant", "capped", "retrieved")
@@ -66,7 +68,7 @@ def check_option(value, name, allowed):
         words = [a for a in allowed if isinstance(a, str)]
         close = difflib.get_close_matches(value, words, n=1) if isinstance(value, str) else []
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(
+        raise InputValueError(
             f"`{name}` must be one of {{{', '.join(repr(a) for a in allowed)}}}.{hint} Got {value!r} instead."
         )
     return value
@@ -77,25 +79,26 @@ def _as_array(x, name):
     try:
         return np.asarray(x)
     except ValueError:
-        raise ValueError(f"`{name}` must be a rectangular array: every row of the same length. "
-                         "Got a ragged nested sequence instead.") from None
+        raise InputValueError(f"`{name}` must be a rectangular array: every row of the same length. "
+                              "Got a ragged nested sequence instead.") from None
 
 
 def _as_numeric(x, name, ndim=None):
     if sp.issparse(x):
-        raise TypeError(f"`{name}` must be a dense array-like, not a sparse matrix. Got {type(x).__name__} instead.")
+        raise InputTypeError(
+            f"`{name}` must be a dense array-like, not a sparse matrix. Got {type(x).__name__} instead.")
     arr = _as_array(x, name)
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError):
-            raise TypeError(f"`{name}` must hold numbers. Got an array of dtype object instead.") from None
+            raise InputTypeError(f"`{name}` must hold numbers. Got an array of dtype object instead.") from None
     if arr.dtype.kind == "b":
         arr = arr.astype(np.float64)
     if arr.dtype.kind not in "iuf":
-        raise TypeError(f"`{name}` must hold numbers. Got an array of dtype {arr.dtype} instead.")
+        raise InputTypeError(f"`{name}` must hold numbers. Got an array of dtype {arr.dtype} instead.")
     if ndim is not None and arr.ndim not in ndim:
-        raise ValueError(f"`{name}` must be {' or '.join(f'{d}-D' for d in ndim)}. Got shape {arr.shape} instead.")
+        raise InputValueError(f"`{name}` must be {' or '.join(f'{d}-D' for d in ndim)}. Got shape {arr.shape} instead.")
     return arr
 
 
@@ -119,8 +122,8 @@ def score_values(y_score, nan_policy="raise"):
         not_a_time = as_int == np.iinfo(np.int64).min
         if not_a_time.any():
             if nan_policy != "omit":
-                raise ValueError(f"`y_score` must not hold NaT (not-a-time), or set nan_policy='omit' to remove "
-                                 f"those candidates. Got {int(not_a_time.sum())} NaT instead.")
+                raise InputValueError(f"`y_score` must not hold NaT (not-a-time), or set nan_policy='omit' to remove "
+                                      f"those candidates. Got {int(not_a_time.sum())} NaT instead.")
             ranked = _dense_rank(as_int)
             ranked[not_a_time] = np.nan
             return ranked
@@ -156,7 +159,7 @@ def _check_finite(values, name, where=""):
         bad = ~np.isfinite(values)
         if bad.any():
             n_bad = int(bad.sum())
-            raise ValueError(
+            raise InputValueError(
                 f"`{name}` must be finite{where}. Got {n_bad} NaN or infinite value{'s' if n_bad > 1 else ''} instead."
             )
 
@@ -164,19 +167,21 @@ def _check_finite(values, name, where=""):
 def _check_relevance(rel, name="y_true"):
     _check_finite(rel, name)
     if rel.size and rel.min() < 0:
-        raise ValueError(f"`{name}` must be non-negative relevance values. Got minimum {float(rel.min())!r} instead.")
+        raise InputValueError(
+            f"`{name}` must be non-negative relevance values. Got minimum {float(rel.min())!r} instead.")
 
 
 def _query_codes(qid, n_rows):
     qid = _as_array(qid, "qid")
     if qid.ndim != 1 or qid.shape[0] != n_rows:
-        raise ValueError(f"`qid` must be 1-D with one query id per row ({n_rows}). Got shape {qid.shape} instead.")
+        raise InputValueError(f"`qid` must be 1-D with one query id per row ({n_rows}). Got shape {qid.shape} instead.")
     if qid.dtype.kind == "f" and np.isnan(qid).any():
         n_nan = int(np.isnan(qid).sum())
-        raise ValueError(f"`qid` must not contain NaN. Got {n_nan} NaN query id{'s' if n_nan > 1 else ''} instead.")
+        raise InputValueError(
+            f"`qid` must not contain NaN. Got {n_nan} NaN query id{'s' if n_nan > 1 else ''} instead.")
     if qid.dtype == object:
         if any(v is None or (isinstance(v, float) and v != v) for v in qid):
-            raise ValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
+            raise InputValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
     if qid.dtype.kind in "iufUS" and n_rows > 1:
         # Rows usually come grouped and sorted by query: then the codes need no sort.
         change = qid[1:] != qid[:-1]
@@ -189,18 +194,18 @@ def _query_codes(qid, n_rows):
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError:
-        raise TypeError("`qid` values must be mutually comparable (all numbers or all strings). "
-                        f"Got mixed types instead.") from None
+        raise InputTypeError("`qid` values must be mutually comparable (all numbers or all strings). "
+                             f"Got mixed types instead.") from None
     return uniques, codes.reshape(-1).astype(np.intp), None
 
 
 def weights_per_row(sample_weight, n, unit="query"):
     w = _as_numeric(sample_weight, "sample_weight", ndim=(1,)).astype(np.float64)
     if w.shape[0] != n:
-        raise ValueError(f"`sample_weight` must have one weight per {unit} ({n}). Got {w.shape[0]} instead.")
+        raise InputValueError(f"`sample_weight` must have one weight per {unit} ({n}). Got {w.shape[0]} instead.")
     _check_finite(w, "sample_weight")
     if (w < 0).any():
-        raise ValueError(f"`sample_weight` must be non-negative. Got minimum {float(w.min())!r} instead.")
+        raise InputValueError(f"`sample_weight` must be non-negative. Got minimum {float(w.min())!r} instead.")
     return w
 
 
@@ -217,8 +222,8 @@ def sparse_input_error(x, name, rule=None):
     if rule is None:
         rule = (f"`{name}` must be a dense array-like. Convert it with {name}.toarray() (sparse relevance matrices "
                 "are planned, not supported yet).")
-    return TypeError(f"{rule} Got a scipy sparse {type(x).__name__} (format {x.format!r}) of shape {x.shape} "
-                     "instead.")
+    return InputTypeError(f"{rule} Got a scipy sparse {type(x).__name__} (format {x.format!r}) of shape {x.shape} "
+                          "instead.")
 
 
 def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
@@ -230,7 +235,7 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
     """
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if y_true is None or y_score is None:
-        raise ValueError("`y_true` and `y_score` are required. Got None instead.")
+        raise InputValueError("`y_true` and `y_score` are required. Got None instead.")
     if sp.issparse(y_true):
         raise sparse_input_error(y_true, "y_true")
     if sp.issparse(y_score):
@@ -238,35 +243,37 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
                                  "y_score.toarray().")
     score = score_values(y_score, nan_policy)
     if score.size == 0:
-        raise ValueError(f"`y_score` must not be empty. Got shape {score.shape} instead.")
+        raise InputValueError(f"`y_score` must not be empty. Got shape {score.shape} instead.")
     if score.ndim == 2:
         if qid is not None:
-            raise ValueError("`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
-                             f"row of `y_score` is one query. Got qid with 2-D y_score of shape {score.shape} instead.")
+            raise InputValueError(
+                "`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
+                f"row of `y_score` is one query. Got qid with 2-D y_score of shape {score.shape} instead.")
         true_arr = _as_array(y_true, "y_true")
         if true_arr.ndim == 2:
             if labels is not None:
-                raise ValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
-                                 "y_true instead.")
+                raise InputValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
+                                      "y_true instead.")
             if sp.issparse(exclude):
                 raise sparse_input_error(exclude, "exclude", _SPARSE_EXCLUDE)
             return _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged, nan_policy)
         if true_arr.ndim == 1:
             if unjudged is not None:
-                raise ValueError("`unjudged` is for the grouped and relevance-matrix layouts (in the label-index "
-                                 "layout every candidate is judged). Got it with the label-index layout instead.")
+                raise InputValueError("`unjudged` is for the grouped and relevance-matrix layouts (in the label-index "
+                                      "layout every candidate is judged). Got it with the label-index layout instead.")
             if judged is not None:
-                raise ValueError("`judged` is for the grouped and relevance-matrix layouts. Got it with the "
-                                 "label-index layout instead.")
+                raise InputValueError("`judged` is for the grouped and relevance-matrix layouts. Got it with the "
+                                      "label-index layout instead.")
             return _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy)
-        raise ValueError(f"`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "
-                         f"Got shape {true_arr.shape} instead.")
+        raise InputValueError(f"`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "
+                              f"Got shape {true_arr.shape} instead.")
     if labels is not None:
-        raise ValueError("`labels` is for the label-index layout (2-D y_score). Got labels with 1-D y_score instead.")
+        raise InputValueError(
+            "`labels` is for the label-index layout (2-D y_score). Got labels with 1-D y_score instead.")
     rel = _as_numeric(y_true, "y_true", ndim=(1, 2))
     if rel.shape != score.shape:
-        raise ValueError(f"`y_true` and `y_score` must have the same length in the grouped layout. "
-                         f"Got shapes {rel.shape} and {score.shape} instead.")
+        raise InputValueError(f"`y_true` and `y_score` must have the same length in the grouped layout. "
+                              f"Got shapes {rel.shape} and {score.shape} instead.")
     n = score.shape[0]
     if qid is None:
         uniques, codes, grouped = np.zeros(1, dtype=np.intp), np.zeros(n, dtype=np.intp), True
@@ -278,8 +285,8 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
         weight = np.zeros(len(uniques))
         weight[codes] = w
         if not np.array_equal(weight[codes], w):
-            raise ValueError("`sample_weight` must be constant within each query in the grouped layout. "
-                             "Got different weights for rows of the same query instead.")
+            raise InputValueError("`sample_weight` must be constant within each query in the grouped layout. "
+                                  "Got different weights for rows of the same query instead.")
     keep = None
     if sp.issparse(exclude):
         raise sparse_input_error(exclude, "exclude", _SPARSE_EXCLUDE)
@@ -294,15 +301,15 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
 def _mask(exclude, shape, name):
     if sp.issparse(exclude):
         where = "only in the label-index layout" if name == "exclude" else "nowhere: use a dense boolean array"
-        raise TypeError(f"`{name}` may be a sparse matrix {where}. Got {type(exclude).__name__} instead.")
+        raise InputTypeError(f"`{name}` may be a sparse matrix {where}. Got {type(exclude).__name__} instead.")
     mask = np.asarray(exclude)
     if mask.dtype.kind != "b":
         if mask.dtype.kind in "iu" and mask.size and set(np.unique(mask)).issubset({0, 1}):
             mask = mask.astype(bool)
         else:
-            raise TypeError(f"`{name}` must be a boolean mask. Got dtype {mask.dtype} instead.")
+            raise InputTypeError(f"`{name}` must be a boolean mask. Got dtype {mask.dtype} instead.")
     if mask.shape != shape:
-        raise ValueError(f"`{name}` must have the shape of `y_score` {shape}. Got {mask.shape} instead.")
+        raise InputValueError(f"`{name}` must have the shape of `y_score` {shape}. Got {mask.shape} instead.")
     return mask
 
 
@@ -314,17 +321,19 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, r
         excluded_relevant = (~keep) & (rel > 0)
         if excluded_relevant.any():
             row = row_offset + int(np.flatnonzero(excluded_relevant)[0])
-            raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
-                             f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
+            raise InputValueError(
+                "`exclude` must not remove a query's own relevant candidates (the filtered protocol "
+                f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
     nan = _nan_rows(score, keep, nan_policy, row_offset, (codes, uniques) if named_queries else None)
     if nan is not None:
         # nan_policy="omit": a NaN score removes its candidate as ``exclude`` does (the union of both).
         nan_relevant = nan & (rel > 0)
         if nan_relevant.any():
             row = row_offset + int(np.flatnonzero(nan_relevant)[0])
-            raise ValueError("`y_score` must not be NaN for a query's own relevant candidate: nan_policy='omit' "
-                             "removes NaN-scored candidates as `exclude` does, and the filtered protocol removes "
-                             f"other known answers only. Got a NaN score for a relevant item at row {row} instead.")
+            raise InputValueError(
+                "`y_score` must not be NaN for a query's own relevant candidate: nan_policy='omit' "
+                "removes NaN-scored candidates as `exclude` does, and the filtered protocol removes "
+                f"other known answers only. Got a NaN score for a relevant item at row {row} instead.")
         keep = ~nan if keep is None else keep & ~nan
     if keep is not None:
         codes, score, rel = codes[keep], score[keep], rel[keep]
@@ -342,7 +351,7 @@ def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, r
     if codes.size == 0:
         if allow_empty:
             return None
-        raise ValueError(ALL_EXCLUDED)
+        raise InputValueError(ALL_EXCLUDED)
     data = GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight, grouped=grouped,
                        unjudged=unjudged)
     if judged is not None:
@@ -355,9 +364,9 @@ def _check_unjudged(unjudged, rel, row_offset):
     graded = unjudged & (rel > 0)
     if graded.any():
         row = int(np.flatnonzero(graded)[0])
-        raise ValueError("`unjudged` must mark only candidates whose `y_true` is 0 (a relevance grade is a "
-                         f"judgement). Got an unjudged candidate with y_true={float(rel[row])!r} at row "
-                         f"{row_offset + row} instead.")
+        raise InputValueError("`unjudged` must mark only candidates whose `y_true` is 0 (a relevance grade is a "
+                              f"judgement). Got an unjudged candidate with y_true={float(rel[row])!r} at row "
+                              f"{row_offset + row} instead.")
 
 
 ALL_EXCLUDED = ("Every candidate was excluded (by `exclude`, or by a NaN score under nan_policy='omit'). Got no "
@@ -390,7 +399,7 @@ def _nan_rows(score, keep, nan_policy, row_offset=0, queries=None):
         if queries is not None:
             query_id = queries[1][queries[0][first]]
             named = f" (qid {query_id.item() if isinstance(query_id, np.generic) else query_id!r})"
-        raise ValueError(nan_message(f"{n_nan} NaN score{'s' if n_nan > 1 else ''}, the first at row "
+        raise InputValueError(nan_message(f"{n_nan} NaN score{'s' if n_nan > 1 else ''}, the first at row "
                                      f"{row_offset + first}{named}"))
     return nan
 
@@ -402,18 +411,18 @@ def nan_message(got):
 
 def _judged(judged, uniques):
     if not isinstance(judged, (tuple, list)) or len(judged) != 2:
-        raise TypeError("`judged` must be a pair (qid, relevance) of 1-D arrays listing every judged item. "
-                        f"Got {type(judged).__name__} instead.")
+        raise InputTypeError("`judged` must be a pair (qid, relevance) of 1-D arrays listing every judged item. "
+                             f"Got {type(judged).__name__} instead.")
     jq = np.asarray(judged[0])
     jrel = _as_numeric(judged[1], "judged relevance", ndim=(1,)).astype(np.float64)
     if jq.ndim != 1 or jq.shape != jrel.shape:
-        raise ValueError(f"`judged` must hold two 1-D arrays of equal length. Got shapes {jq.shape} and "
-                         f"{jrel.shape} instead.")
+        raise InputValueError(f"`judged` must hold two 1-D arrays of equal length. Got shapes {jq.shape} and "
+                              f"{jrel.shape} instead.")
     _check_relevance(jrel, "judged relevance")
     try:
         pos = np.searchsorted(uniques, jq)
     except TypeError:
-        raise TypeError("`judged` query ids must be of the same type as `qid`. Got mixed types instead.") from None
+        raise InputTypeError("`judged` query ids must be of the same type as `qid`. Got mixed types instead.") from None
     pos_clipped = np.minimum(pos, len(uniques) - 1)
     found = uniques[pos_clipped] == jq
     # Judged queries without candidates are returned apart: the engine counts them (``missing=``).
@@ -456,8 +465,8 @@ class RelevanceMatrix:
 def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=None, nan_policy="raise"):
     rel = _as_numeric(true_arr, "y_true")
     if rel.shape != score.shape:
-        raise ValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
-                         f"Got {rel.shape} and {score.shape} instead.")
+        raise InputValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
+                              f"Got {rel.shape} and {score.shape} instead.")
     n_queries = score.shape[0]
     weight = None
     if sample_weight is not None:
@@ -466,8 +475,8 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=
     if exclude is not None:
         mask = _mask(exclude, score.shape, "exclude")
     if judged is not None:
-        raise ValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
-                         "Got it with the relevance-matrix layout instead.")
+        raise InputValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
+                              "Got it with the relevance-matrix layout instead.")
     unjudged_mask = None if unjudged is None else _mask(unjudged, score.shape, "unjudged")
     # whatever its size: the engine ranks it a chunk of rows at a time (a small one in one chunk)
     return RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight, unjudged=unjudged_mask,
@@ -477,37 +486,39 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=
 def _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy):
     n_queries, n_candidates = score.shape
     if true_arr.shape[0] != n_queries:
-        raise ValueError(f"`y_true` must hold one target per row of `y_score` ({n_queries}). "
-                         f"Got {true_arr.shape[0]} instead.")
+        raise InputValueError(f"`y_true` must hold one target per row of `y_score` ({n_queries}). "
+                              f"Got {true_arr.shape[0]} instead.")
     if labels is not None:
         labels = np.asarray(labels)
         if labels.ndim != 1 or labels.shape[0] != n_candidates:
-            raise ValueError(f"`labels` must name each of the {n_candidates} columns of `y_score`. "
-                             f"Got shape {labels.shape} instead.")
+            raise InputValueError(f"`labels` must name each of the {n_candidates} columns of `y_score`. "
+                                  f"Got shape {labels.shape} instead.")
         order = np.argsort(labels, kind="stable")
         sorted_labels = labels[order]
         if n_candidates > 1 and (sorted_labels[1:] == sorted_labels[:-1]).any():
-            raise ValueError("`labels` must be unique. Got repeated labels instead.")
+            raise InputValueError("`labels` must be unique. Got repeated labels instead.")
         try:
             pos = np.minimum(np.searchsorted(sorted_labels, true_arr), n_candidates - 1)
         except TypeError:
-            raise TypeError("`y_true` and `labels` must be of comparable types. Got mixed types instead.") from None
+            raise InputTypeError(
+                "`y_true` and `labels` must be of comparable types. Got mixed types instead.") from None
         missing = sorted_labels[pos] != true_arr
         if missing.any():
-            raise ValueError(f"`y_true` holds labels that are not in `labels`. Got {true_arr[missing][:5].tolist()} "
-                             "instead.")
+            raise InputValueError(
+                f"`y_true` holds labels that are not in `labels`. Got {true_arr[missing][:5].tolist()} "
+                "instead.")
         target = order[pos].astype(np.intp)
     else:
         t = _as_numeric(true_arr, "y_true")
         if t.dtype.kind == "f":
             if not np.isfinite(t).all() or (t != np.round(t)).any():
-                raise ValueError("`y_true` must hold integer column indices in the label-index layout (or class "
-                                 "labels with `labels=`). Got non-integer values instead.")
+                raise InputValueError("`y_true` must hold integer column indices in the label-index layout (or class "
+                                      "labels with `labels=`). Got non-integer values instead.")
         target = t.astype(np.intp)
         bad = (target < 0) | (target >= n_candidates)
         if bad.any():
-            raise ValueError(f"`y_true` column indices must lie in [0, {n_candidates - 1}]. "
-                             f"Got {target[bad][:5].tolist()} instead.")
+            raise InputValueError(f"`y_true` column indices must lie in [0, {n_candidates - 1}]. "
+                                  f"Got {target[bad][:5].tolist()} instead.")
     weight = None
     if sample_weight is not None:
         weight = weights_per_row(sample_weight, n_queries)
@@ -515,8 +526,8 @@ def _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy):
     if exclude is not None:
         if sp.issparse(exclude):
             if exclude.shape != score.shape:
-                raise ValueError(f"`exclude` must have the shape of `y_score` {score.shape}. "
-                                 f"Got {exclude.shape} instead.")
+                raise InputValueError(f"`exclude` must have the shape of `y_score` {score.shape}. "
+                                      f"Got {exclude.shape} instead.")
             exclude = sp.csr_matrix(exclude, copy=True).astype(bool)
             exclude.sum_duplicates()
             exclude.eliminate_zeros()
@@ -525,18 +536,19 @@ def _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy):
             exclude = _mask(exclude, score.shape, "exclude")
             own = exclude[rows, target]
         if own.any():
-            raise ValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
-                             f"{np.flatnonzero(own)[:5].tolist()} instead.")
+            raise InputValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
+                                  f"{np.flatnonzero(own)[:5].tolist()} instead.")
     if score.dtype.kind != "f":
         score = score.astype(np.float64)
     own_nan = np.isnan(score[rows, target]) if score.dtype.kind == "f" else None
     if own_nan is not None and own_nan.any():
         if nan_policy != "omit":
-            raise ValueError(nan_message(f"a NaN score for the true candidate of rows "
+            raise InputValueError(nan_message(f"a NaN score for the true candidate of rows "
                                          f"{np.flatnonzero(own_nan)[:5].tolist()}"))
-        raise ValueError("`y_score` must not be NaN for a query's own true candidate: nan_policy='omit' removes "
-                         "NaN-scored candidates as `exclude` does, and a query's own target cannot be removed. Got "
-                         f"a NaN true score in rows {np.flatnonzero(own_nan)[:5].tolist()} instead.")
+        raise InputValueError(
+            "`y_score` must not be NaN for a query's own true candidate: nan_policy='omit' removes "
+            "NaN-scored candidates as `exclude` does, and a query's own target cannot be removed. Got "
+            f"a NaN true score in rows {np.flatnonzero(own_nan)[:5].tolist()} instead.")
     return LabelIndexData(score=score, target=target, exclude=exclude, qid=np.arange(n_queries), weight=weight,
                           nan_policy=nan_policy)
 
@@ -545,9 +557,9 @@ def check_relevance_level(relevance_level):
     if relevance_level is None:
         return None
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real):
-        raise TypeError(f"`relevance_level` must be a number. Got {relevance_level!r} instead.")
+        raise InputTypeError(f"`relevance_level` must be a number. Got {relevance_level!r} instead.")
     if not relevance_level > 0:
-        raise ValueError(f"`relevance_level` must be > 0 (0 means not relevant). Got {relevance_level!r} instead.")
+        raise InputValueError(f"`relevance_level` must be > 0 (0 means not relevant). Got {relevance_level!r} instead.")
     return float(relevance_level)
 
 
@@ -561,9 +573,10 @@ def check_exponential_gain(rel, judged_rel=None):
     if judged_rel is not None:
         largest = max(largest, judged_rel.max(initial=0.0))
     if largest >= _EXPONENTIAL_OVERFLOW:
-        raise ValueError(f"`gain='exponential'` uses 2**rel - 1, which overflows for relevance of "
-                         f"{_EXPONENTIAL_OVERFLOW} or more; use gain='linear' for such grades. Got maximum relevance "
-                         f"{float(largest)!r} instead.")
+        raise InputValueError(
+            f"`gain='exponential'` uses 2**rel - 1, which overflows for relevance of "
+            f"{_EXPONENTIAL_OVERFLOW} or more; use gain='linear' for such grades. Got maximum relevance "
+            f"{float(largest)!r} instead.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -610,9 +623,9 @@ def check_strided(x, name):
     namespace kernels slice and index dense arrays only."""
     layout = getattr(x, "layout", None)
     if layout is not None and "sparse" in str(layout):
-        raise TypeError(f"`{name}` must be a dense array under array_api_dispatch (sparse tensors are not "
-                        "computed in the namespace); pass it dense (`.to_dense()`), or for `exclude` of the "
-                        f"label index a SciPy sparse matrix. Got a tensor of layout {layout} instead.")
+        raise InputTypeError(f"`{name}` must be a dense array under array_api_dispatch (sparse tensors are not "
+                             "computed in the namespace); pass it dense (`.to_dense()`), or for `exclude` of the "
+                             f"label index a SciPy sparse matrix. Got a tensor of layout {layout} instead.")
 
 
 def to_namespace(xp, x, device, name, reference):
@@ -622,9 +635,9 @@ def to_namespace(xp, x, device, name, reference):
 
     check_strided(x, name)
     if sp.issparse(x):
-        raise TypeError(f"`{name}` must be a dense array of the namespace of `y_score` under array_api_dispatch "
-                        "(sparse matrices are for NumPy scores). Got a scipy.sparse "
-                        f"{type(x).__name__} with `y_score` of type {_namespace_name(reference)} instead.")
+        raise InputTypeError(f"`{name}` must be a dense array of the namespace of `y_score` under array_api_dispatch "
+                             "(sparse matrices are for NumPy scores). Got a scipy.sparse "
+                             f"{type(x).__name__} with `y_score` of type {_namespace_name(reference)} instead.")
     if is_namespace_array(x):
         from ._sklearn_compat import array_device
 
@@ -633,12 +646,12 @@ def to_namespace(xp, x, device, name, reference):
         except TypeError:
             same = False
         if not same:
-            raise TypeError(f"`{name}` must come from the same array library as `y_score` under "
-                            f"array_api_dispatch. Got {_namespace_name(x)} with `y_score` of type "
-                            f"{_namespace_name(reference)} instead.")
+            raise InputTypeError(f"`{name}` must come from the same array library as `y_score` under "
+                                 f"array_api_dispatch. Got {_namespace_name(x)} with `y_score` of type "
+                                 f"{_namespace_name(reference)} instead.")
         if array_device(x) != device:
-            raise ValueError(f"`{name}` must be on the device of `y_score` ({device}). Got an array on "
-                             f"{array_device(x)} instead.")
+            raise InputValueError(f"`{name}` must be on the device of `y_score` ({device}). Got an array on "
+                                  f"{array_device(x)} instead.")
         return x
     arr = _as_array(x, name)
     if arr.dtype.kind != "b":  # strings, objects: the namespace's own conversion error names nothing
@@ -658,10 +671,10 @@ def _bool_mask_ns(xp, mask, shape, name):
     elif xp.isdtype(mask.dtype, "integral") and not bool(xp.any((mask != 0) & (mask != 1))):
         mask = mask == 1
     else:
-        raise TypeError(f"`{name}` must be a boolean mask. Got dtype {mask.dtype} instead.")
+        raise InputTypeError(f"`{name}` must be a boolean mask. Got dtype {mask.dtype} instead.")
     if tuple(mask.shape) != tuple(shape):
-        raise ValueError(f"`{name}` must have the shape of `y_score` {tuple(shape)}. Got {tuple(mask.shape)} "
-                         "instead.")
+        raise InputValueError(f"`{name}` must have the shape of `y_score` {tuple(shape)}. Got {tuple(mask.shape)} "
+                              "instead.")
     return mask
 
 
@@ -675,16 +688,16 @@ def _weights_ns(xp, sample_weight, n_queries, device, reference, unit="query"):
     w = to_namespace(xp, sample_weight, device, "sample_weight", reference)
     if w.ndim != 1 or not (xp.isdtype(w.dtype, "real floating") or xp.isdtype(w.dtype, "integral")
                            or xp.isdtype(w.dtype, "bool")):  # booleans weigh 0 or 1, as on the NumPy path
-        raise ValueError(f"`sample_weight` must be 1-D and hold numbers. Got shape {tuple(w.shape)} and dtype "
-                         f"{w.dtype} instead.")
+        raise InputValueError(f"`sample_weight` must be 1-D and hold numbers. Got shape {tuple(w.shape)} and dtype "
+                              f"{w.dtype} instead.")
     if w.shape[0] != n_queries:
-        raise ValueError(f"`sample_weight` must have one weight per {unit} ({n_queries}). Got {w.shape[0]} "
-                         "instead.")
+        raise InputValueError(f"`sample_weight` must have one weight per {unit} ({n_queries}). Got {w.shape[0]} "
+                              "instead.")
     w = xp.astype(w, xp.float64)
     if not bool(xp.all(xp.isfinite(w))):
-        raise ValueError("`sample_weight` must be finite. Got NaN or infinite values instead.")
+        raise InputValueError("`sample_weight` must be finite. Got NaN or infinite values instead.")
     if bool(xp.any(w < 0)):
-        raise ValueError(f"`sample_weight` must be non-negative. Got minimum {float(xp.min(w))!r} instead.")
+        raise InputValueError(f"`sample_weight` must be non-negative. Got minimum {float(xp.min(w))!r} instead.")
     return w
 
 
@@ -700,23 +713,23 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
 
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if y_true is None:
-        raise ValueError("`y_true` and `y_score` are required. Got None instead.")
+        raise InputValueError("`y_true` and `y_score` are required. Got None instead.")
     check_strided(y_score, "y_score")
     score = y_score
     if score.ndim > 2 or score.ndim == 0:  # invalid in every layout, as on the NumPy path
-        raise ValueError(f"`y_score` must be 1-D or 2-D. Got shape {tuple(score.shape)} instead.")
+        raise InputValueError(f"`y_score` must be 1-D or 2-D. Got shape {tuple(score.shape)} instead.")
     if score.ndim == 2 and qid is not None:
-        raise ValueError("`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
-                         f"row of `y_score` is one query. Got qid with 2-D y_score of shape {tuple(score.shape)} "
-                         "instead.")
+        raise InputValueError("`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
+                              f"row of `y_score` is one query. Got qid with 2-D y_score of shape {tuple(score.shape)} "
+                              "instead.")
     if score.ndim != 2:
         got = "qid=" if qid is not None else f"a {score.ndim}-D `y_score`"
-        raise TypeError(f"`y_score`: {NUMPY_ONLY}. Got {got} with {_namespace_name(score)} instead.")
+        raise InputTypeError(f"`y_score`: {NUMPY_ONLY}. Got {got} with {_namespace_name(score)} instead.")
     for name, value in (("labels", labels), ("judged", judged), ("unjudged", unjudged)):
         if value is not None:
-            raise TypeError(f"`{name}` is supported on NumPy input only: under array_api_dispatch, pass NumPy "
-                            f"arrays to use it. Got `{name}` with `y_score` of type {_namespace_name(score)} "
-                            "instead.")
+            raise InputTypeError(f"`{name}` is supported on NumPy input only: under array_api_dispatch, pass NumPy "
+                                 f"arrays to use it. Got `{name}` with `y_score` of type {_namespace_name(score)} "
+                                 "instead.")
     if xp.isdtype(score.dtype, "bool") or xp.isdtype(score.dtype, "integral"):
         exact = not (xp.isdtype(score.dtype, "integral") and score.shape[0] * score.shape[1] and (
             int(xp.max(score)) > _EXACT_INT or int(xp.min(score)) < -_EXACT_INT))
@@ -725,80 +738,83 @@ def prepare_namespace(xp, y_true, y_score, *, qid=None, exclude=None, labels=Non
         elif score.dtype != xp.int64 or int(xp.min(score)) == -2 ** 63:
             # float64 would round them into ties; int64 is compared exactly, and negated (the sorts of the
             # relevance matrix) as long as it does not hold -2**63
-            raise TypeError("`y_score` integers beyond 2**53 are ranked exactly under array_api_dispatch as int64 "
-                            "without -2**63 (float64 would round them into ties); pass them so, or as NumPy arrays. "
-                            f"Got integers of dtype {score.dtype} instead.")
+            raise InputTypeError(
+                "`y_score` integers beyond 2**53 are ranked exactly under array_api_dispatch as int64 "
+                "without -2**63 (float64 would round them into ties); pass them so, or as NumPy arrays. "
+                f"Got integers of dtype {score.dtype} instead.")
     elif not xp.isdtype(score.dtype, "real floating"):
-        raise TypeError(f"`y_score` must hold numbers. Got an array of dtype {score.dtype} instead.")
+        raise InputTypeError(f"`y_score` must hold numbers. Got an array of dtype {score.dtype} instead.")
     n_queries, n_candidates = score.shape
     if n_queries * n_candidates == 0:
-        raise ValueError(f"`y_score` must not be empty. Got shape {tuple(score.shape)} instead.")
+        raise InputValueError(f"`y_score` must not be empty. Got shape {tuple(score.shape)} instead.")
     device = array_device(score)
     true = to_namespace(xp, y_true, device, "y_true", y_score)
     if not (xp.isdtype(true.dtype, "numeric") or xp.isdtype(true.dtype, "bool")):
-        raise TypeError(f"`y_true` must hold numbers. Got an array of dtype {true.dtype} instead.")
+        raise InputTypeError(f"`y_true` must hold numbers. Got an array of dtype {true.dtype} instead.")
     if xp.isdtype(true.dtype, "bool"):
         true = xp.astype(true, xp.float64)
     weight = None if sample_weight is None else _weights_ns(xp, sample_weight, n_queries, device, y_score)
     mask = None
     if exclude is not None and sp.issparse(exclude):
         if true.ndim != 1:
-            raise TypeError("`exclude` may be a sparse matrix only in the label-index layout. Got "
-                            f"{type(exclude).__name__} with a 2-D `y_true` instead.")
+            raise InputTypeError("`exclude` may be a sparse matrix only in the label-index layout. Got "
+                                 f"{type(exclude).__name__} with a 2-D `y_true` instead.")
         mask = SparseMask.from_matrix(xp, exclude, score.shape, device)
     elif exclude is not None:
         mask = _bool_mask_ns(xp, to_namespace(xp, exclude, device, "exclude", y_score), score.shape, "exclude")
     if true.ndim == 2:
         if tuple(true.shape) != tuple(score.shape):
-            raise ValueError("`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
-                             f"Got {tuple(true.shape)} and {tuple(score.shape)} instead.")
+            raise InputValueError("`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
+                                  f"Got {tuple(true.shape)} and {tuple(score.shape)} instead.")
         rel = xp.astype(true, xp.float64)
         if not bool(xp.all(xp.isfinite(rel))):
-            raise ValueError("`y_true` must be finite. Got NaN or infinite values instead.")
+            raise InputValueError("`y_true` must be finite. Got NaN or infinite values instead.")
         if bool(xp.any(rel < 0)):
-            raise ValueError(f"`y_true` must be non-negative relevance values. Got minimum {float(xp.min(rel))!r} "
-                             "instead.")
+            raise InputValueError(f"`y_true` must be non-negative relevance values. Got minimum {float(xp.min(rel))!r} "
+                                  "instead.")
         if mask is not None and bool(xp.any(mask & (rel > 0))):
             row = _first_rows(xp, xp.any(mask & (rel > 0), axis=1), 1)[0]
-            raise ValueError("`exclude` must not remove a query's own relevant candidates (the filtered protocol "
-                             f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
+            raise InputValueError(
+                "`exclude` must not remove a query's own relevant candidates (the filtered protocol "
+                f"removes other known answers only). Got a relevant item excluded at row {row} instead.")
         return NamespaceData(xp, device, score, rel, mask, weight, nan_policy, "relevance matrix")
     if true.ndim != 1:
-        raise ValueError("`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "
-                         f"Got shape {tuple(true.shape)} instead.")
+        raise InputValueError("`y_true` must be 1-D (label index) or 2-D (relevance matrix) when `y_score` is 2-D. "
+                              f"Got shape {tuple(true.shape)} instead.")
     if true.shape[0] != n_queries:
-        raise ValueError(f"`y_true` must hold one target per row of `y_score` ({n_queries}). Got {true.shape[0]} "
-                         "instead.")
+        raise InputValueError(f"`y_true` must hold one target per row of `y_score` ({n_queries}). Got {true.shape[0]} "
+                              "instead.")
     if xp.isdtype(true.dtype, "real floating"):
         if not bool(xp.all(xp.isfinite(true) & (true == xp.round(true)))):
-            raise ValueError("`y_true` must hold integer column indices in the label-index layout (or class "
-                             "labels with `labels=`). Got non-integer values instead.")
+            raise InputValueError("`y_true` must hold integer column indices in the label-index layout (or class "
+                                  "labels with `labels=`). Got non-integer values instead.")
     elif not xp.isdtype(true.dtype, "integral"):
-        raise TypeError(f"`y_true` must hold integer column indices. Got dtype {true.dtype} instead.")
+        raise InputTypeError(f"`y_true` must hold integer column indices. Got dtype {true.dtype} instead.")
     bad = (true < 0) | (true >= n_candidates)
     if bool(xp.any(bad)):
         values = xp.take(true, xp.nonzero(bad)[0])
-        raise ValueError(f"`y_true` column indices must lie in [0, {n_candidates - 1}]. "
-                         f"Got {[int(values[i]) for i in range(min(5, values.shape[0]))]} instead.")
+        raise InputValueError(f"`y_true` column indices must lie in [0, {n_candidates - 1}]. "
+                              f"Got {[int(values[i]) for i in range(min(5, values.shape[0]))]} instead.")
     target = xp.astype(true, xp.int64)
     if isinstance(mask, SparseMask):
         own = mask.columns == xp.take(target, mask.rows)
         if bool(xp.any(own)):
             rows = xp.take(mask.rows, xp.nonzero(own)[0])
-            raise ValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
-                             f"{sorted({int(rows[i]) for i in range(min(5, rows.shape[0]))})} instead.")
+            raise InputValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
+                                  f"{sorted({int(rows[i]) for i in range(min(5, rows.shape[0]))})} instead.")
     elif mask is not None:
         own = take_entries(xp, mask, target)
         if bool(xp.any(own)):
-            raise ValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
-                             f"{_first_rows(xp, own)} instead.")
+            raise InputValueError("`exclude` must not remove a query's own target. Got the target excluded in rows "
+                                  f"{_first_rows(xp, own)} instead.")
     own_nan = xp.isnan(take_entries(xp, score, target))
     if bool(xp.any(own_nan)):
         if nan_policy != "omit":
-            raise ValueError(nan_message(f"a NaN score for the true candidate of rows {_first_rows(xp, own_nan)}"))
-        raise ValueError("`y_score` must not be NaN for a query's own true candidate: nan_policy='omit' removes "
-                         "NaN-scored candidates as `exclude` does, and a query's own target cannot be removed. Got "
-                         f"a NaN true score in rows {_first_rows(xp, own_nan)} instead.")
+            raise InputValueError(nan_message(f"a NaN score for the true candidate of rows {_first_rows(xp, own_nan)}"))
+        raise InputValueError(
+            "`y_score` must not be NaN for a query's own true candidate: nan_policy='omit' removes "
+            "NaN-scored candidates as `exclude` does, and a query's own target cannot be removed. Got "
+            f"a NaN true score in rows {_first_rows(xp, own_nan)} instead.")
     return NamespaceData(xp, device, score, target, mask, weight, nan_policy, "label index")
 
 
@@ -814,8 +830,8 @@ class SparseMask:
     @classmethod
     def from_matrix(cls, xp, exclude, shape, device):
         if tuple(exclude.shape) != tuple(shape):
-            raise ValueError(f"`exclude` must have the shape of `y_score` {tuple(shape)}. Got {exclude.shape} "
-                             "instead.")
+            raise InputValueError(f"`exclude` must have the shape of `y_score` {tuple(shape)}. Got {exclude.shape} "
+                                  "instead.")
         mask = sp.csr_matrix(exclude, copy=True).astype(bool)
         mask.sum_duplicates()
         mask.eliminate_zeros()

@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ._registry import list_kernel, rank_kernel
-from .exceptions import UndefinedMetricWarning
+from .exceptions import InputValueError, UndefinedMetricWarning
 from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_rank, expect_reciprocal,
                             harmonic, log_expect_power, symmetric_means, variance_rank)
 from ._ranks import exclusive_segment_sum, segment_starts
@@ -173,11 +173,11 @@ class ListKernels:
         t = _in_top(b, self._k(k))
         uncertain = (t > 0) & (t < b.size) & (b.n_rel > 0) & (b.n_rel < b.size)
         if uncertain.any():
-            raise ValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
-                             "which depends on the order of tied candidates across the cut-off; its expectation "
-                             "over tie orders has no closed form here. Choose ties='ordinal', 'optimistic' or "
-                             f"'pessimistic'. Got ties='expected' with {int(uncertain.sum())} such tie blocks "
-                             "instead.")
+            raise InputValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
+                                  "which depends on the order of tied candidates across the cut-off; its expectation "
+                                  "over tie orders has no closed form here. Choose ties='ordinal', 'optimistic' or "
+                                  f"'pessimistic'. Got ties='expected' with {int(uncertain.sum())} such tie blocks "
+                                  "instead.")
         return self.hits_count(self._k(k))
 
     def dcg(self, k):
@@ -228,8 +228,8 @@ class ListKernels:
             top = self.stats.max_grade[q]
         else:
             if grade.size and grade.max() > max_grade:
-                raise ValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
-                                 f"{max_grade:g}. Got grade {float(grade.max())!r} instead.")
+                raise InputValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
+                                      f"{max_grade:g}. Got grade {float(grade.max())!r} instead.")
             top = np.full(q.size, float(max_grade))
         stop = -np.expm1(-grade * np.log(2.0)) * np.exp2(grade - top)  # (2^g - 1) / 2^top, no overflow
         if not q.size:
@@ -756,11 +756,11 @@ class NamespaceListKernels:
             return value  # one relevant item: min(k, 1) = 1
         uncertain = (t > 0) & (t < m)
         if bool(xp.any(uncertain)):
-            raise ValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
-                             "which depends on the order of tied candidates across the cut-off; its expectation "
-                             "over tie orders has no closed form here. Choose ties='ordinal', 'optimistic' or "
-                             f"'pessimistic'. Got ties='expected' with {int(xp.count_nonzero(uncertain))} such "
-                             "tie blocks instead.")
+            raise InputValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
+                                  "which depends on the order of tied candidates across the cut-off; its expectation "
+                                  "over tie orders has no closed form here. Choose ties='ordinal', 'optimistic' or "
+                                  f"'pessimistic'. Got ties='expected' with {int(xp.count_nonzero(uncertain))} such "
+                                  "tie blocks instead.")
         retrieved = self.hits_count(k)
         return xp.where(retrieved > 0, value / xp.where(retrieved > 0, retrieved, 1.0), 0.0)
 
@@ -811,8 +811,8 @@ class NamespaceListKernels:
         xp = self.xp
         top = 1.0 if max_grade is None else float(max_grade)
         if max_grade is not None and 1.0 > max_grade:
-            raise ValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
-                             f"{max_grade:g}. Got grade 1.0 instead.")
+            raise InputValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
+                                  f"{max_grade:g}. Got grade 1.0 instead.")
         go_on = 2.0 ** -top + (1.0 - 2.0 ** (1.0 - top))
         s, m = self.s, self.size
         k_value = math.inf if k is None else float(k)
@@ -895,11 +895,12 @@ class NamespaceDenseLists:
             t = self._in_top(b, k)
             uncertain = (t > 0) & (t < b["size"]) & (b["n_rel"] > 0) & (b["n_rel"] < b["size"])
             if bool(xp.any(uncertain)):
-                raise ValueError("ap_denominator='retrieved' divides by the number of relevant items in the top k, "
-                                 "which depends on the order of tied candidates across the cut-off; its "
-                                 "expectation over tie orders has no closed form here. Choose ties='ordinal', "
-                                 "'optimistic' or 'pessimistic'. Got ties='expected' with "
-                                 f"{int(xp.count_nonzero(uncertain))} such tie blocks instead.")
+                raise InputValueError(
+                    "ap_denominator='retrieved' divides by the number of relevant items in the top k, "
+                    "which depends on the order of tied candidates across the cut-off; its "
+                    "expectation over tie orders has no closed form here. Choose ties='ordinal', "
+                    "'optimistic' or 'pessimistic'. Got ties='expected' with "
+                    f"{int(xp.count_nonzero(uncertain))} such tie blocks instead.")
             denominator = self.hits_count(k)
         else:
             denominator = n_relevant

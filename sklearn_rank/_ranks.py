@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._inputs import GroupedData, nan_message
+from .exceptions import InputTypeError, InputValueError
 
 # Entries of the score matrix processed at once in the label-index layout, whole rows: the
 # chunk (512 KiB of float32 scores) and its flag buffers stay in a 2 MiB CPU cache between the
@@ -701,7 +702,7 @@ class LabelIndexStructure:
                 continue
             if nan_policy != "omit":
                 row = int(rows[np.flatnonzero(per_row)[0]])
-                raise ValueError(nan_message(f"a NaN score in row {row}"))
+                raise InputValueError(nan_message(f"a NaN score in row {row}"))
             found_rows.append(rows[per_row > 0])
             found_counts.append(per_row[per_row > 0])
         if not found_rows:
@@ -841,7 +842,7 @@ class NamespaceLabelIndex:
                                                         hi, data.device)
             if data.nan_policy != "omit" and bool(xp.any(per_row > 0)):
                 row = lo + int(xp.nonzero(per_row > 0)[0][0])
-                raise ValueError(nan_message(f"a NaN score in row {row}"))
+                raise InputValueError(nan_message(f"a NaN score in row {row}"))
             counts.append(per_row)
         return counts[0] if len(counts) == 1 else xp.concat(counts)
 
@@ -919,11 +920,12 @@ class NamespaceMatrix:
             if bool(xp.any(drop)):
                 if data.nan_policy != "omit":
                     row = lo + int(xp.nonzero(xp.any(drop, axis=1))[0][0])
-                    raise ValueError(nan_message(f"a NaN score in row {row}"))
+                    raise InputValueError(nan_message(f"a NaN score in row {row}"))
                 if bool(xp.any(drop & is_rel)):
-                    raise ValueError("`y_score` must not be NaN for a query's own relevant candidate: "
-                                     "nan_policy='omit' removes NaN-scored candidates as `exclude` does. Got a NaN "
-                                     "score for a relevant item instead.")
+                    raise InputValueError(
+                        "`y_score` must not be NaN for a query's own relevant candidate: "
+                        "nan_policy='omit' removes NaN-scored candidates as `exclude` does. Got a NaN "
+                        "score for a relevant item instead.")
             if data.exclude is not None:
                 drop = drop | data.exclude[lo:hi, ...]
             yield lo, score, rel, drop
@@ -975,14 +977,16 @@ class NamespaceMatrix:
         xp, data = self.xp, self.data
         for written, spec, family in evaluation.resolved:
             if family == "list" and (spec.base == "err" or not hasattr(NamespaceDenseLists, list_kernel(spec.base))):
-                raise TypeError(f"Under array_api_dispatch, {spec.name!r} of the relevance-matrix layout (2-D "
-                                "`y_true`) is computed with NumPy only (the other metrics, and compute_ranks, run "
-                                "in the namespace); pass NumPy arrays (for a tensor: `.cpu().numpy()`). Got metric "
-                                f"{written!r} with `y_score` of type {type(data.score).__name__} instead.")
+                raise InputTypeError(
+                    f"Under array_api_dispatch, {spec.name!r} of the relevance-matrix layout (2-D "
+                    "`y_true`) is computed with NumPy only (the other metrics, and compute_ranks, run "
+                    "in the namespace); pass NumPy arrays (for a tensor: `.cpu().numpy()`). Got metric "
+                    f"{written!r} with `y_score` of type {type(data.score).__name__} instead.")
         if self.gain == "exponential" and bool(xp.any(data.true >= 1024)):
-            raise ValueError("`gain='exponential'` uses 2**rel - 1, which overflows for relevance of 1024 or more; "
-                             "use gain='linear' for such grades. Got maximum relevance "
-                             f"{float(xp.max(data.true))!r} instead.")
+            raise InputValueError(
+                "`gain='exponential'` uses 2**rel - 1, which overflows for relevance of 1024 or more; "
+                "use gain='linear' for such grades. Got maximum relevance "
+                f"{float(xp.max(data.true))!r} instead.")
         # a name written twice is computed once (its values are the same)
         ranked = list({written: spec for written, spec, family in evaluation.resolved if family == "rank"}.items())
         listed = list({written: spec for written, spec, family in evaluation.resolved if family == "list"}.items())
@@ -1149,7 +1153,7 @@ def _namespace_list_report(xp, data, columns, evaluation, pooled):
     resolved, no_relevant = evaluation.resolved, evaluation.no_relevant
     present = columns["__present__"]
     if not bool(xp.any(present)):
-        raise ValueError(ALL_EXCLUDED)
+        raise InputValueError(ALL_EXCLUDED)
     kept = xp.nonzero(present)[0]  # a query whose every candidate was removed is dropped
     pick = (lambda values: xp.take(values, kept))
     has_relevant = pick(columns["__has__"])
@@ -1157,19 +1161,19 @@ def _namespace_list_report(xp, data, columns, evaluation, pooled):
     needs_relevant = any(spec.needs_relevant for _, spec, _ in resolved)
     if needs_relevant and no_relevant == "error" and not bool(xp.all(has_relevant)):
         lacking = xp.take(qid, xp.nonzero(~has_relevant)[0])
-        raise ValueError(f"Every query must have a relevant item (no_relevant='error'). Got {lacking.shape[0]} "
-                         f"without one, e.g. qid {[int(lacking[i]) for i in range(min(5, lacking.shape[0]))]} "
-                         "instead.")
+        raise InputValueError(f"Every query must have a relevant item (no_relevant='error'). Got {lacking.shape[0]} "
+                              f"without one, e.g. qid {[int(lacking[i]) for i in range(min(5, lacking.shape[0]))]} "
+                              "instead.")
     evaluated = has_relevant if (needs_relevant and no_relevant == "skip") else xp.ones_like(has_relevant)
     if not bool(xp.any(evaluated)):
-        raise ValueError("No query has a relevant item, so the metrics are undefined (`no_relevant='skip'`). "
-                         "Got only queries without relevant items instead.")
+        raise InputValueError("No query has a relevant item, so the metrics are undefined (`no_relevant='skip'`). "
+                              "Got only queries without relevant items instead.")
     rows = xp.nonzero(evaluated)[0]
     weight = (xp.ones(rows.shape[0], dtype=xp.float64, device=data.device) if data.weight is None
               else xp.take(pick(data.weight), rows))
     if not float(xp.sum(weight)) > 0:
-        raise ValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
-                         "of 0 instead.")
+        raise InputValueError("`sample_weight` must give the evaluated queries a positive total weight. Got a total "
+                              "of 0 instead.")
     summary, per_query = {}, {"qid": xp.take(qid, rows)}
     for written, spec, family in resolved:
         values = pick(columns[written])
@@ -1196,8 +1200,8 @@ def _namespace_list_report(xp, data, columns, evaluation, pooled):
                               "candidate; they are NaN per query and left out of the mean.",
                               UndefinedMetricWarning, stacklevel=5)
             else:
-                raise ValueError(f"Metric {written!r} must be finite for every query. Got {n_bad} non-finite "
-                                 "per-query values instead.")
+                raise InputValueError(f"Metric {written!r} must be finite for every query. Got {n_bad} non-finite "
+                                      "per-query values instead.")
         defined = ~xp.isnan(values)
         total = float(xp.sum(xp.where(defined, weight, 0.0)))
         value = (float(xp.sum(xp.where(defined, values, 0.0) * weight)) / total if total > 0 else float("nan"))

@@ -6,6 +6,8 @@ import difflib
 from dataclasses import dataclass, replace
 import math
 
+from .exceptions import InputTypeError, InputValueError
+
 __all__ = ["MetricSpec", "get_metric", "metric_names"]
 
 
@@ -316,7 +318,7 @@ def get_metric(name):
     if isinstance(name, MetricSpec):
         return name
     if not isinstance(name, str):
-        raise TypeError(f"`metric` must be a string. Got {name!r} of type {type(name).__name__} instead.")
+        raise InputTypeError(f"`metric` must be a string. Got {name!r} of type {type(name).__name__} instead.")
     cached = _RESOLVED.get(name)
     if cached is not None:
         return cached
@@ -335,9 +337,9 @@ def _parse(name):
     if text.endswith("-") and len(text) > 1:
         # "-" is ignored inside names, so XGBoost's "ndcg-" would silently read as "ndcg"
         plain = text.rstrip("-")
-        raise ValueError(f"A trailing '-' is XGBoost's mark for scoring a query without a relevant item 0; "
-                         f"sklearn-rank writes that as an option: {plain!r} with no_relevant='zero'. Got "
-                         f"{name!r} instead.")
+        raise InputValueError(f"A trailing '-' is XGBoost's mark for scoring a query without a relevant item 0; "
+                              f"sklearn-rank writes that as an option: {plain!r} with no_relevant='zero'. Got "
+                              f"{name!r} instead.")
     head, sep, tail = text.partition("@")
     head, param_text = _split_param(head)
     base = _ALIASES.get(_normalise(head))
@@ -346,17 +348,17 @@ def _parse(name):
     if base is None:
         hints = _suggestions(text)
         hint = f" Did you mean {', '.join(repr(h) for h in hints)}?" if hints else ""
-        raise ValueError(
+        raise InputValueError(
             f"Unknown metric {name!r}.{hint} Valid names: {', '.join(metric_names())}."
         )
     takes_k = _SPECS[base].takes_k
     k = None
     if sep:
         if takes_k == "no":
-            raise ValueError(f"Metric {_display(base, None)!r} takes no cut-off. Got {name!r} instead.")
+            raise InputValueError(f"Metric {_display(base, None)!r} takes no cut-off. Got {name!r} instead.")
         k = _parse_k(tail.strip(), name)
     elif takes_k == "required":
-        raise ValueError(
+        raise InputValueError(
             f"Metric {_display(base, None)!r} needs a cut-off, e.g. {_display(base, 10)!r}. Got {name!r} instead."
         )
     return _spec(base, k, _parse_param(base, param_text, name))
@@ -387,13 +389,13 @@ def _parse_param(base, param_text, name):
     if param_text is None:
         return entry.param_default
     if entry.param is None:
-        raise ValueError(f"Metric {_display(base, None)!r} takes no parameter. Got {name!r} instead.")
+        raise InputValueError(f"Metric {_display(base, None)!r} takes no parameter. Got {name!r} instead.")
     key, eq, value = param_text.partition("=")
     if not eq:
         key, value = entry.param, key  # "rbp(0.9)"
     if _normalise(key) != _normalise(entry.param):
-        raise ValueError(f"Metric {_display(base, None)!r} takes the parameter {entry.param!r}, written "
-                         f"{_display(base, None)}({entry.param}=...). Got {name!r} instead.")
+        raise InputValueError(f"Metric {_display(base, None)!r} takes the parameter {entry.param!r}, written "
+                              f"{_display(base, None)}({entry.param}=...). Got {name!r} instead.")
     try:
         number = float(value.strip())
     except ValueError:
@@ -405,10 +407,10 @@ def check_param(base, value, where, shown=None):
     """Validate the parameter of ``base``: rbp's p in (0, 1), err's max_grade a positive number."""
     shown = value if shown is None else shown
     if base == "rbp" and not 0.0 < value < 1.0:
-        raise ValueError(f"{where} (the persistence) must lie strictly between 0 and 1. Got {shown!r} instead.")
+        raise InputValueError(f"{where} (the persistence) must lie strictly between 0 and 1. Got {shown!r} instead.")
     if base == "err" and not (0.0 < value < 1024.0):
-        raise ValueError(f"{where} (the maximum relevance grade) must be a positive number below 1024. "
-                         f"Got {shown!r} instead.")
+        raise InputValueError(f"{where} (the maximum relevance grade) must be a positive number below 1024. "
+                              f"Got {shown!r} instead.")
     return float(value)
 
 
@@ -426,9 +428,9 @@ def _parse_k(text, name):
     try:
         k = int(text)
     except ValueError:
-        raise ValueError(f"The cut-off k in {name!r} must be a positive integer. Got {text!r} instead.") from None
+        raise InputValueError(f"The cut-off k in {name!r} must be a positive integer. Got {text!r} instead.") from None
     if k < 1 or str(k) != text.lstrip("+"):
-        raise ValueError(f"The cut-off k in {name!r} must be a positive integer. Got {text!r} instead.")
+        raise InputValueError(f"The cut-off k in {name!r} must be a positive integer. Got {text!r} instead.")
     return k
 
 
@@ -441,13 +443,13 @@ def with_k(spec, k):
     """Return ``spec`` with cut-off ``k`` (validated), used by the metric functions."""
     if k is None:
         if spec.takes_k == "required" and spec.k is None:
-            raise ValueError(f"`k` is required for {spec.name!r}. Got None instead.")
+            raise InputValueError(f"`k` is required for {spec.name!r}. Got None instead.")
         return spec
     if isinstance(k, bool) or not isinstance(k, (int,)) and not (hasattr(k, "dtype") and k.dtype.kind in "iu"):
-        raise TypeError(f"`k` must be a positive integer. Got {k!r} of type {type(k).__name__} instead.")
+        raise InputTypeError(f"`k` must be a positive integer. Got {k!r} of type {type(k).__name__} instead.")
     k = int(k)
     if k < 1:
-        raise ValueError(f"`k` must be a positive integer. Got {k} instead.")
+        raise InputValueError(f"`k` must be a positive integer. Got {k} instead.")
     if spec.takes_k == "no":
-        raise ValueError(f"Metric {spec.name!r} takes no cut-off. Got k={k} instead.")
+        raise InputValueError(f"Metric {spec.name!r} takes no cut-off. Got k={k} instead.")
     return replace(spec, k=k, name=_display(spec.base, k, spec.param))

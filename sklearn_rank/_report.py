@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .exceptions import InputTypeError
+
 
 class RankingReport:
     """Metrics of one evaluation: a summary and per-query values.
@@ -94,9 +96,9 @@ def _host(values, name):
     try:
         return np.from_dlpack(values)
     except (BufferError, RuntimeError, TypeError, ValueError) as exc:
-        raise TypeError(f"RankingReport.to_frame reads per-query values on the host; {name!r} lives on a device "
-                        f"NumPy cannot read ({exc}). Got an array of type {type(values).__name__} instead: move "
-                        "the report's arrays to the CPU first.") from None
+        raise InputTypeError(f"RankingReport.to_frame reads per-query values on the host; {name!r} lives on a device "
+                             f"NumPy cannot read ({exc}). Got an array of type {type(values).__name__} instead: move "
+                             "the report's arrays to the CPU first.") from None
 
 
 def weighted_mean(values, weights):

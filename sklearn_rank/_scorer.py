@@ -29,6 +29,7 @@ from ._inputs import (AP_DENOMINATORS, GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS
                       check_relevance_level, sparse_input_error)
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import FINAL_ESTIMATOR, ScorerRequester, safe_indexing
+from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers", "make_multimetric_scorer"]
 
@@ -49,8 +50,8 @@ def check_metric_params(params):
     """Validate engine options (names and values); return them as a new dict."""
     unknown = sorted(set(params) - set(METRIC_PARAMS))
     if unknown:
-        raise TypeError(f"Unknown metric parameter(s) {unknown}; the allowed ones are {list(METRIC_PARAMS)}. "
-                        f"Got {unknown[0]!r} instead.")
+        raise InputTypeError(f"Unknown metric parameter(s) {unknown}; the allowed ones are {list(METRIC_PARAMS)}. "
+                             f"Got {unknown[0]!r} instead.")
     checked = dict(params)
     for name, allowed in (("ties", TIE_POLICIES), ("gain", GAINS), ("no_relevant", NO_RELEVANT),
                           ("targets", TARGETS), ("ap_denominator", AP_DENOMINATORS), ("nan_policy", NAN_POLICIES)):
@@ -83,8 +84,8 @@ def check_qid_spec(qid):
         return qid
     if isinstance(qid, numbers.Integral) and not isinstance(qid, bool):
         return int(qid)
-    raise TypeError("`qid` must be the name (str) or the index (int) of the query-id column of X, or None. "
-                    f"Got {qid!r} of type {type(qid).__name__} instead.")
+    raise InputTypeError("`qid` must be the name (str) or the index (int) of the query-id column of X, or None. "
+                         f"Got {qid!r} of type {type(qid).__name__} instead.")
 
 
 def parse_scoring_name(metric):
@@ -94,8 +95,8 @@ def parse_scoring_name(metric):
         if text.lower().startswith("neg_"):
             spec = get_metric(text[4:])
             if spec.greater_is_better:
-                raise ValueError(f"The prefix 'neg_' marks a lower-is-better metric, and {spec.name!r} is "
-                                 f"higher-is-better: write {spec.name!r}. Got {metric!r} instead.")
+                raise InputValueError(f"The prefix 'neg_' marks a lower-is-better metric, and {spec.name!r} is "
+                                      f"higher-is-better: write {spec.name!r}. Got {metric!r} instead.")
             return spec, -1
     spec = get_metric(metric)
     return spec, (1 if spec.greater_is_better else -1)
@@ -132,15 +133,15 @@ def qid_column_position(X, qid):
             return None
         positions = [i for i, column in enumerate(columns) if isinstance(column, str) and column == qid]
         if len(positions) > 1:
-            raise ValueError(f"X must have one query-id column {qid!r}. Got {len(positions)} columns with that "
-                             "name instead.")
+            raise InputValueError(f"X must have one query-id column {qid!r}. Got {len(positions)} columns with that "
+                                  "name instead.")
         return positions[0] if positions else None
     n_columns = _n_columns(X)
     if n_columns is None:
         return None
     if not -n_columns <= qid < n_columns:
-        raise ValueError(f"The query-id column index `qid` must lie in [{-n_columns}, {n_columns - 1}] for X "
-                         f"with {n_columns} columns. Got {qid} instead.")
+        raise InputValueError(f"The query-id column index `qid` must lie in [{-n_columns}, {n_columns - 1}] for X "
+                              f"with {n_columns} columns. Got {qid} instead.")
     return qid % n_columns
 
 
@@ -206,7 +207,7 @@ def describe_missing_qid(owner, qid, X, extra=""):
 
 def _target_array(y):
     if y is None:
-        raise ValueError("Ranking metrics need the true relevance or class of every row. Got y=None instead.")
+        raise InputValueError("Ranking metrics need the true relevance or class of every row. Got y=None instead.")
     if sp.issparse(y):
         raise sparse_input_error(y, "y")
     to_numpy = getattr(y, "to_numpy", None)
@@ -218,7 +219,8 @@ def _target_array(y):
 
 def _score_array(values, method):
     if isinstance(values, list):
-        raise TypeError(f"{method} returned a list; expected an array. Got a list of {len(values)} arrays instead.")
+        raise InputTypeError(
+            f"{method} returned a list; expected an array. Got a list of {len(values)} arrays instead.")
     return np.asarray(values)
 
 
@@ -270,23 +272,23 @@ def _class_scores(estimator, X, classes):
             if hasattr(estimator, "predict_proba"):
                 return _check_class_columns(_score_array(estimator.predict_proba(X), "predict_proba"), n_classes,
                                             "predict_proba")
-            raise ValueError("Ranking the classes needs one score per class, and a one-vs-one decision_function "
-                             "(decision_function_shape='ovo') gives one column per pair of classes. Use "
-                             "decision_function_shape='ovr' (SVC's default) or a classifier with predict_proba "
-                             "(CalibratedClassifierCV(SVC(...))). Got "
-                             f"{n_columns} one-vs-one columns for {n_classes} classes instead.")
+            raise InputValueError("Ranking the classes needs one score per class, and a one-vs-one decision_function "
+                                  "(decision_function_shape='ovo') gives one column per pair of classes. Use "
+                                  "decision_function_shape='ovr' (SVC's default) or a classifier with predict_proba "
+                                  "(CalibratedClassifierCV(SVC(...))). Got "
+                                  f"{n_columns} one-vs-one columns for {n_classes} classes instead.")
         return _check_class_columns(scores, n_classes, "decision_function")
     if hasattr(estimator, "predict_proba"):
         return _check_class_columns(_score_array(estimator.predict_proba(X), "predict_proba"), n_classes,
                                     "predict_proba")
-    raise TypeError(f"A classifier must have decision_function or predict_proba to rank its classes. "
-                    f"Got {type(estimator).__name__} with neither instead.")
+    raise InputTypeError(f"A classifier must have decision_function or predict_proba to rank its classes. "
+                         f"Got {type(estimator).__name__} with neither instead.")
 
 
 def _check_class_columns(scores, n_classes, method):
     if scores.ndim != 2 or scores.shape[1] != n_classes:
-        raise ValueError(f"Ranking the classes needs one column of {method} per class of estimator.classes_ "
-                         f"({n_classes}). Got shape {scores.shape} instead.")
+        raise InputValueError(f"Ranking the classes needs one column of {method} per class of estimator.classes_ "
+                              f"({n_classes}). Got shape {scores.shape} instead.")
     return scores
 
 
@@ -298,13 +300,15 @@ def _binary_relevance(y_true, classes, relevance_level):
     """
     unseen = ~np.isin(y_true, classes)
     if unseen.any():
-        raise ValueError("A binary classifier ranks rows by the score of its positive class estimator.classes_[1] "
-                         f"({classes[1]!r}), and a row is relevant when y == classes_[1]: y must hold its two classes "
-                         f"{classes.tolist()} (for graded relevance use a regressor or a ranker). Got "
-                         f"{np.unique(y_true[unseen])[:5].tolist()} in y instead.")
+        raise InputValueError(
+            "A binary classifier ranks rows by the score of its positive class estimator.classes_[1] "
+            f"({classes[1]!r}), and a row is relevant when y == classes_[1]: y must hold its two classes "
+            f"{classes.tolist()} (for graded relevance use a regressor or a ranker). Got "
+            f"{np.unique(y_true[unseen])[:5].tolist()} in y instead.")
     if relevance_level is not None:
-        raise ValueError("`relevance_level` applies to graded relevance; with a binary classifier a row is relevant "
-                         f"when y == classes_[1] ({classes[1]!r}). Got relevance_level={relevance_level!r} instead.")
+        raise InputValueError(
+            "`relevance_level` applies to graded relevance; with a binary classifier a row is relevant "
+            f"when y == classes_[1] ({classes[1]!r}). Got relevance_level={relevance_level!r} instead.")
     return (y_true == classes[1]).astype(np.int8)
 
 
@@ -318,8 +322,8 @@ def _positive_class_scores(estimator, X, classes):
     if len(classes) > 2 and classes.dtype.kind in "iuf" and hasattr(estimator, "predict_proba"):
         # Graded relevance classes: rank by the expected grade.
         return np.asarray(estimator.predict_proba(X)) @ classes.astype(np.float64)
-    raise TypeError("A classifier used with query ids needs two classes, or numeric graded classes and "
-                    f"predict_proba. Got classes {classes.tolist()[:10]} instead.")
+    raise InputTypeError("A classifier used with query ids needs two classes, or numeric graded classes and "
+                         f"predict_proba. Got classes {classes.tolist()[:10]} instead.")
 
 
 def _multilabel_scores(estimator, X, classes, n_outputs):
@@ -344,11 +348,11 @@ def _multilabel_scores(estimator, X, classes, n_outputs):
         else:
             scores = np.asarray(proba)
     else:
-        raise TypeError("A multilabel classifier must have decision_function or predict_proba. "
-                        f"Got {type(estimator).__name__} with neither instead.")
+        raise InputTypeError("A multilabel classifier must have decision_function or predict_proba. "
+                             f"Got {type(estimator).__name__} with neither instead.")
     if scores.ndim != 2 or scores.shape[1] != n_outputs:
-        raise ValueError(f"The estimator's scores must have one column per column of y ({n_outputs}). "
-                         f"Got shape {scores.shape} instead.")
+        raise InputValueError(f"The estimator's scores must have one column per column of y ({n_outputs}). "
+                              f"Got shape {scores.shape} instead.")
     return scores
 
 
@@ -366,25 +370,26 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
     classes = getattr(estimator, "classes_", None)
     if y_true.ndim == 2:
         if query is not None:
-            raise ValueError("Query ids are for 1-D y (grouped rows); a 2-D y is a relevance matrix whose rows are "
-                             f"the queries. Got query ids with y of shape {y_true.shape} instead.")
+            raise InputValueError(
+                "Query ids are for 1-D y (grouped rows); a 2-D y is a relevance matrix whose rows are "
+                f"the queries. Got query ids with y of shape {y_true.shape} instead.")
         return {"y_true": y_true, "y_score": _multilabel_scores(estimator, X, classes, y_true.shape[1])}
     if y_true.ndim != 1:
-        raise ValueError(f"y must be 1-D (relevance or class per row) or 2-D (relevance matrix). "
-                         f"Got shape {y_true.shape} instead.")
+        raise InputValueError(f"y must be 1-D (relevance or class per row) or 2-D (relevance matrix). "
+                              f"Got shape {y_true.shape} instead.")
     if classes is not None and query is None:
         classes = np.asarray(classes)
         if classes.ndim != 1:
-            raise ValueError(f"A 1-D y needs a single-output classifier. Got classes_ of shape {classes.shape} "
-                             "instead.")
+            raise InputValueError(f"A 1-D y needs a single-output classifier. Got classes_ of shape {classes.shape} "
+                                  "instead.")
         unseen = ~np.isin(y_true, classes)
         if unseen.any():
-            raise ValueError("y holds class labels that the estimator did not see in fit (estimator.classes_), so "
-                             "their rank is undefined; make sure every class is in every training fold (e.g. a "
-                             f"stratified split). Got {np.unique(y_true[unseen])[:5].tolist()} instead.")
+            raise InputValueError("y holds class labels that the estimator did not see in fit (estimator.classes_), so "
+                                  "their rank is undefined; make sure every class is in every training fold (e.g. a "
+                                  f"stratified split). Got {np.unique(y_true[unseen])[:5].tolist()} instead.")
         return {"y_true": y_true, "y_score": _class_scores(estimator, X, classes), "labels": classes}
     if query is None and not allow_single_query:
-        raise ValueError(missing_qid_message() if callable(missing_qid_message) else missing_qid_message)
+        raise InputValueError(missing_qid_message() if callable(missing_qid_message) else missing_qid_message)
     if classes is not None:
         classes = np.asarray(classes)
         if classes.ndim == 1 and len(classes) == 2:
@@ -695,12 +700,12 @@ def get_scorer(scoring, **params):
     """
     if isinstance(scoring, RankingScorer):
         if params:
-            raise TypeError(f"Parameters apply to scorer names, not to a scorer. Got {sorted(params)} with "
-                            f"{scoring!r} instead.")
+            raise InputTypeError(f"Parameters apply to scorer names, not to a scorer. Got {sorted(params)} with "
+                                 f"{scoring!r} instead.")
         return scoring
     if not isinstance(scoring, (str, MetricSpec)):
-        raise TypeError(f"`scoring` must be a metric name. Got {scoring!r} of type {type(scoring).__name__} "
-                        "instead.")
+        raise InputTypeError(f"`scoring` must be a metric name. Got {scoring!r} of type {type(scoring).__name__} "
+                             "instead.")
     return make_ranking_scorer(scoring, **params)
 
 
@@ -748,15 +753,15 @@ def make_scorers(names, **params):
     try:
         names = list(names)
     except TypeError:
-        raise TypeError(f"`names` must be a sequence of metric names. Got {names!r} instead.") from None
+        raise InputTypeError(f"`names` must be a sequence of metric names. Got {names!r} instead.") from None
     if not names:
-        raise ValueError("`names` must hold at least one metric name. Got an empty sequence instead.")
+        raise InputValueError("`names` must hold at least one metric name. Got an empty sequence instead.")
     scorers = {}
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"`names` must hold strings (the keys of the result). Got {name!r} instead.")
+            raise InputTypeError(f"`names` must hold strings (the keys of the result). Got {name!r} instead.")
         if name in scorers:
-            raise ValueError(f"`names` must be unique. Got {name!r} twice instead.")
+            raise InputValueError(f"`names` must be unique. Got {name!r} twice instead.")
         scorers[name] = make_ranking_scorer(name, **params)
     return scorers
 
@@ -939,21 +944,21 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
     try:
         metrics = list(metrics)
     except TypeError:
-        raise TypeError(f"`metrics` must be a metric name or a sequence of metric names. Got {metrics!r} "
-                        "instead.") from None
+        raise InputTypeError(f"`metrics` must be a metric name or a sequence of metric names. Got {metrics!r} "
+                             "instead.") from None
     if not metrics:
-        raise ValueError("`metrics` must hold at least one metric name. Got an empty sequence instead.")
+        raise InputValueError("`metrics` must hold at least one metric name. Got an empty sequence instead.")
     checked_params = scorer_params(params)
     specs, computed, written_as = [], [], {}
     for metric in metrics:
         if not isinstance(metric, (str, MetricSpec)):
-            raise TypeError(f"`metrics` must hold metric names (str). Got {metric!r} of type "
-                            f"{type(metric).__name__} instead.")
+            raise InputTypeError(f"`metrics` must hold metric names (str). Got {metric!r} of type "
+                                 f"{type(metric).__name__} instead.")
         spec, _ = parse_scoring_name(metric)  # the sign follows the spec's direction
         name = scorer_name(spec)
         if name in written_as:
-            raise ValueError(f"`metrics` must name each metric once: {written_as[name]!r} and {metric!r} are both "
-                             f"{name!r}. Got {metrics!r} instead.")
+            raise InputValueError(f"`metrics` must name each metric once: {written_as[name]!r} and {metric!r} are both "
+                                  f"{name!r}. Got {metrics!r} instead.")
         written_as[name] = metric
         specs.append(spec)
         computed.append(read_scorer_name(metric, spec, checked_params.get("convention")))

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _columns, _engine
 from ._inputs import ALL_EXCLUDED
+from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["evaluate"]
 
@@ -134,20 +135,21 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     """
     dask, dd = _import_dask()
     if not isinstance(ddf, dd.DataFrame):
-        raise TypeError(f"`ddf` must be a dask.dataframe.DataFrame. Got {type(ddf).__name__} instead.")
+        raise InputTypeError(f"`ddf` must be a dask.dataframe.DataFrame. Got {type(ddf).__name__} instead.")
     for name in ("judged", "missing"):
         if name in options:
-            raise ValueError(f"`{name}` (judged queries without candidate rows) needs every query in one process and "
-                             f"is not supported by sklearn_rank.dask.evaluate. Got {name}= instead.")
+            raise InputValueError(
+                f"`{name}` (judged queries without candidate rows) needs every query in one process and "
+                f"is not supported by sklearn_rank.dask.evaluate. Got {name}= instead.")
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
-        raise TypeError(f"sklearn_rank.dask.evaluate() takes the options {list(_OPTIONS)}. Got {unknown} instead.")
+        raise InputTypeError(f"sklearn_rank.dask.evaluate() takes the options {list(_OPTIONS)}. Got {unknown} instead.")
     if per_query != "pandas":
-        raise ValueError("`per_query` must be 'pandas' (for a Dask frame of the per-query values: "
-                         "dask.dataframe.from_pandas(report.to_frame(), npartitions=...)). "
-                         f"Got {per_query!r} instead.")
+        raise InputValueError("`per_query` must be 'pandas' (for a Dask frame of the per-query values: "
+                              "dask.dataframe.from_pandas(report.to_frame(), npartitions=...)). "
+                              f"Got {per_query!r} instead.")
     if partitioned_by_qid not in (None, True, False):
-        raise ValueError(f"`partitioned_by_qid` must be None, True or False. Got {partitioned_by_qid!r} instead.")
+        raise InputValueError(f"`partitioned_by_qid` must be None, True or False. Got {partitioned_by_qid!r} instead.")
     evaluation = _engine.plan(metrics=metrics, **options)  # options checked once, before any data is read
 
     columns = list(ddf.columns)
@@ -181,15 +183,15 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     parts = [part for part in computed if part is not None and not isinstance(part, str)]
     if not parts:
         if any(part == _EXCLUDED for part in computed if isinstance(part, str)):
-            raise ValueError(ALL_EXCLUDED)
-        raise ValueError(f"`ddf` must have at least one row. Got {ddf.npartitions} empty partitions instead.")
+            raise InputValueError(ALL_EXCLUDED)
+        raise InputValueError(f"`ddf` must have at least one row. Got {ddf.npartitions} empty partitions instead.")
     try:
         return evaluation.reduce(parts)
     except ValueError as exc:
         if str(exc).startswith(_SPLIT):
-            raise ValueError(f"{exc} With partitioned_by_qid=True (or a qid index with known divisions) every "
-                             "partition must hold whole queries; partitioned_by_qid=False shuffles the rows by "
-                             "query id first.") from None
+            raise InputValueError(f"{exc} With partitioned_by_qid=True (or a qid index with known divisions) every "
+                                  "partition must hold whole queries; partitioned_by_qid=False shuffles the rows by "
+                                  "query id first.") from None
         raise
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .io._svmlight import dump_svmlight_ranking, load_svmlight_ranking
+from .exceptions import InputValueError
 
 __all__ = ["make_ranking", "load_svmlight_ranking", "dump_svmlight_ranking"]
 
@@ -19,7 +20,7 @@ del _public
 
 def _positive_int(value, name, minimum=1):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}. Got {value!r} instead.")
+        raise InputValueError(f"`{name}` must be an integer >= {minimum}. Got {value!r} instead.")
     return int(value)
 
 
@@ -83,15 +84,15 @@ def make_ranking(n_queries=100, n_candidates=20, n_features=10, *, n_informative
     n_relevance_levels = _positive_int(n_relevance_levels, "n_relevance_levels", minimum=2)
     n_informative = n_features if n_informative is None else _positive_int(n_informative, "n_informative")
     if n_informative > n_features:
-        raise ValueError(f"`n_informative` must be <= n_features ({n_features}). Got {n_informative} instead.")
+        raise InputValueError(f"`n_informative` must be <= n_features ({n_features}). Got {n_informative} instead.")
     if not isinstance(noise, numbers.Real) or not noise >= 0:
-        raise ValueError(f"`noise` must be a non-negative number. Got {noise!r} instead.")
+        raise InputValueError(f"`noise` must be a non-negative number. Got {noise!r} instead.")
     if not isinstance(relevant_fraction, numbers.Real) or not 0 < relevant_fraction <= 1:
-        raise ValueError(f"`relevant_fraction` must lie in (0, 1]. Got {relevant_fraction!r} instead.")
+        raise InputValueError(f"`relevant_fraction` must lie in (0, 1]. Got {relevant_fraction!r} instead.")
     rng = check_random_state(random_state)
     if isinstance(n_candidates, tuple):
         if len(n_candidates) != 2:
-            raise ValueError(f"`n_candidates` must be an int or a (low, high) pair. Got {n_candidates!r} instead.")
+            raise InputValueError(f"`n_candidates` must be an int or a (low, high) pair. Got {n_candidates!r} instead.")
         low = _positive_int(n_candidates[0], "n_candidates[0]")
         high = _positive_int(n_candidates[1], "n_candidates[1]", minimum=low)
         sizes = rng.randint(low, high + 1, size=n_queries)

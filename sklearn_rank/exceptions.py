@@ -9,19 +9,37 @@ which the metric functions and the command line do not need. Filter it by this c
 ``UserWarning``.
 """
 
-__all__ = ["UndefinedMetricWarning", "TrecFormatError", "TableFormatError", "DegenerateDataWarning",
-           "UnpairedQueriesWarning"]
+__all__ = ["UndefinedMetricWarning", "InputError", "InputValueError", "InputTypeError", "TrecFormatError",
+           "TableFormatError", "DegenerateDataWarning", "UnpairedQueriesWarning"]
 
 
 class UndefinedMetricWarning(UserWarning):
     """A metric is undefined for some queries (reported as NaN there)."""
 
 
-class TrecFormatError(ValueError):
+class InputError(Exception):
+    """Base of the errors sklearn-rank raises for bad input: a value, a type, a file or a table.
+
+    Every such error is also a ``ValueError`` or a ``TypeError`` (:class:`InputValueError`,
+    :class:`InputTypeError`), so code that catches those catches it as before. An error that is not an
+    ``InputError`` did not come from sklearn-rank's validation: the command line reports an
+    ``InputError`` in one line and any other exception with its traceback, as a bug.
+    """
+
+
+class InputValueError(InputError, ValueError):
+    """A value that the parameter it was given to does not accept (the message names both)."""
+
+
+class InputTypeError(InputError, TypeError):
+    """An argument of a type that the parameter does not accept (the message names both)."""
+
+
+class TrecFormatError(InputValueError):
     """A malformed line in a TREC file (the message names the file and line)."""
 
 
-class TableFormatError(ValueError):
+class TableFormatError(InputValueError):
     """A table that cannot be read, or a bad value in it (the message names the file, line or row, and column)."""
 
 

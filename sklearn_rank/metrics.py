@@ -14,6 +14,7 @@ import numpy as np
 from . import _engine
 from ._conventions import default_options
 from ._registry import base_spec, with_k
+from .exceptions import InputTypeError, InputValueError
 
 # Option defaults a ``convention=`` preset may replace (an explicitly written value wins).
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
@@ -131,11 +132,11 @@ def _split_entries(body, indent):
             header = line.strip().partition(" :")[0].replace("\\", "")
             names = tuple(name.strip() for name in header.split(","))
             if any(name in seen for seen in entries for name in names):
-                raise TypeError(f"Parameter entry {line.strip()!r} documents a parameter a second time.")
+                raise InputTypeError(f"Parameter entry {line.strip()!r} documents a parameter a second time.")
             current = entries[names] = []
         elif current is None:
             if line.strip():
-                raise TypeError(f"Text before the first parameter entry: {line.strip()!r}.")
+                raise InputTypeError(f"Text before the first parameter entry: {line.strip()!r}.")
             continue
         current.append(line[len(indent):] if line.strip() else "")
     for lines in entries.values():
@@ -159,7 +160,7 @@ def _document_parameters(func):
     head = next((i for i in range(len(lines)) if lines[i].strip() == "Parameters"
                  and _is_section_header(lines, i)), None)
     if head is None:
-        raise TypeError(f"The docstring of {where} has no 'Parameters' section.")
+        raise InputTypeError(f"The docstring of {where} has no 'Parameters' section.")
     indent = lines[head][:len(lines[head]) - len(lines[head].lstrip())]
     end = next((i for i in range(head + 2, len(lines)) if _is_section_header(lines, i)), len(lines))
     own = _split_entries(lines[head + 2:end], indent)
@@ -174,8 +175,8 @@ def _document_parameters(func):
     documented_here = {name for names in own for name in names}
     unknown = sorted(documented_here - set(params))
     if unknown:
-        raise TypeError(f"The docstring of {where} documents {unknown}, which are not parameters of "
-                        f"{func.__qualname__}{signature}.")
+        raise InputTypeError(f"The docstring of {where} documents {unknown}, which are not parameters of "
+                             f"{func.__qualname__}{signature}.")
     section, i = [], 0
     while i < len(params):
         # The function's own entry for params[i] (and the parameters after it, for a combined
@@ -189,10 +190,10 @@ def _document_parameters(func):
         if not candidates:
             misplaced = [names for names in own if params[i] in names]
             if misplaced:
-                raise TypeError(f"The docstring of {where} documents {', '.join(misplaced[0])} together, "
-                                f"but they are not consecutive parameters of {func.__qualname__}.")
-            raise TypeError(f"Parameter {params[i]!r} of {where} is not documented: write its entry "
-                            "in the docstring's 'Parameters' section or in _PARAMETER_DOCS.")
+                raise InputTypeError(f"The docstring of {where} documents {', '.join(misplaced[0])} together, "
+                                     f"but they are not consecutive parameters of {func.__qualname__}.")
+            raise InputTypeError(f"Parameter {params[i]!r} of {where} is not documented: write its entry "
+                                 "in the docstring's 'Parameters' section or in _PARAMETER_DOCS.")
         names = max(candidates, key=len)
         section.extend(indent + line if line else "" for line in source[names])
         i += len(names)
@@ -377,12 +378,12 @@ def positive_vs_negatives(y_pred_pos, y_pred_neg):
     pos = np.asarray(y_pred_pos)
     neg = np.asarray(y_pred_neg)
     if pos.ndim != 1:
-        raise ValueError(f"`y_pred_pos` must be 1-D (one score per query). Got shape {pos.shape} instead.")
+        raise InputValueError(f"`y_pred_pos` must be 1-D (one score per query). Got shape {pos.shape} instead.")
     if neg.ndim == 1 and pos.shape[0] == 1:
         neg = neg[None, :]
     if neg.ndim != 2 or neg.shape[0] != pos.shape[0]:
-        raise ValueError(f"`y_pred_neg` must be 2-D with one row per query ({pos.shape[0]}). "
-                         f"Got shape {neg.shape} instead.")
+        raise InputValueError(f"`y_pred_neg` must be 2-D with one row per query ({pos.shape[0]}). "
+                              f"Got shape {neg.shape} instead.")
     y_score = np.concatenate([pos[:, None], neg], axis=1)
     return np.zeros(pos.shape[0], dtype=np.intp), y_score
 

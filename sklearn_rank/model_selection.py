@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 
 from ._inputs import _query_codes
 from ._scorer import as_2d, check_qid_spec, qid_column_position, read_qid_column
+from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["QueryGroupKFold"]
 
@@ -66,15 +67,16 @@ class QueryGroupKFold(BaseCrossValidator):
 
     def _check_params(self):
         if isinstance(self.n_splits, bool) or not isinstance(self.n_splits, numbers.Integral):
-            raise TypeError(f"`n_splits` must be an integer. Got {self.n_splits!r} of type "
-                            f"{type(self.n_splits).__name__} instead.")
+            raise InputTypeError(f"`n_splits` must be an integer. Got {self.n_splits!r} of type "
+                                 f"{type(self.n_splits).__name__} instead.")
         if self.n_splits < 2:
-            raise ValueError(f"`n_splits` must be at least 2. Got {self.n_splits} instead.")
+            raise InputValueError(f"`n_splits` must be at least 2. Got {self.n_splits} instead.")
         if not isinstance(self.shuffle, (bool, np.bool_)):
-            raise TypeError(f"`shuffle` must be True or False. Got {self.shuffle!r} instead.")
+            raise InputTypeError(f"`shuffle` must be True or False. Got {self.shuffle!r} instead.")
         if not self.shuffle and self.random_state is not None:
-            raise ValueError("`random_state` has no effect unless shuffle=True: leave it None or set shuffle=True. "
-                             f"Got random_state={self.random_state!r} instead.")
+            raise InputValueError(
+                "`random_state` has no effect unless shuffle=True: leave it None or set shuffle=True. "
+                f"Got random_state={self.random_state!r} instead.")
         return check_qid_spec(self.qid)
 
     def get_n_splits(self, X=None, y=None, groups=None):
@@ -96,16 +98,17 @@ class QueryGroupKFold(BaseCrossValidator):
         if groups is not None:
             query = np.asarray(groups)
             if query.ndim != 1:
-                raise ValueError(f"`groups` must be 1-D with one query id per row. Got shape {query.shape} instead.")
+                raise InputValueError(
+                    f"`groups` must be 1-D with one query id per row. Got shape {query.shape} instead.")
             return query
         X_cols = as_2d(X) if isinstance(spec, int) else X
         position = qid_column_position(X_cols, spec)
         if position is None:
             where = (f"no column {spec!r} in X" if spec is not None else "qid=None")
-            raise ValueError("QueryGroupKFold needs query ids: pass groups=qid to split (cross_val_score(..., "
-                             "groups=qid), GridSearchCV(...).fit(X, y, groups=qid)), or give X a query-id column "
-                             f"(qid='qid' names a DataFrame column, qid=<int> a column index). Got {where} "
-                             "instead.")
+            raise InputValueError("QueryGroupKFold needs query ids: pass groups=qid to split (cross_val_score(..., "
+                                  "groups=qid), GridSearchCV(...).fit(X, y, groups=qid)), or give X a query-id column "
+                                  f"(qid='qid' names a DataFrame column, qid=<int> a column index). Got {where} "
+                                  "instead.")
         return read_qid_column(X_cols, position)
 
     def split(self, X, y=None, groups=None):
@@ -131,16 +134,16 @@ class QueryGroupKFold(BaseCrossValidator):
         query = self._query_ids(X, groups, spec)
         n_rows = _n_rows(X) if X is not None else query.shape[0]
         if query.shape[0] != n_rows:
-            raise ValueError(f"The query ids must have one entry per row of X ({n_rows}). Got {query.shape[0]} "
-                             "instead.")
+            raise InputValueError(f"The query ids must have one entry per row of X ({n_rows}). Got {query.shape[0]} "
+                                  "instead.")
         # The engine's query codes: no sort when the rows come grouped, and NaN or None ids refused
         # (rows without a query id are no query).
         _, codes, _ = _query_codes(query, n_rows)
         sizes = np.bincount(codes)
         n_queries = sizes.shape[0]
         if self.n_splits > n_queries:
-            raise ValueError(f"`n_splits` must not exceed the number of queries ({n_queries}). Got "
-                             f"{self.n_splits} instead.")
+            raise InputValueError(f"`n_splits` must not exceed the number of queries ({n_queries}). Got "
+                                  f"{self.n_splits} instead.")
         if self.shuffle:
             order = check_random_state(self.random_state).permutation(n_queries)
         else:

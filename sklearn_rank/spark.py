@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _columns, _engine
 from ._inputs import ALL_EXCLUDED
+from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["evaluate"]
 
@@ -118,16 +119,16 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     """
     DataFrame, F, T = _import_pyspark()
     if not isinstance(sdf, DataFrame):
-        raise TypeError(f"`sdf` must be a pyspark.sql.DataFrame. Got {type(sdf).__name__} instead.")
+        raise InputTypeError(f"`sdf` must be a pyspark.sql.DataFrame. Got {type(sdf).__name__} instead.")
     for refused in ("judged", "missing"):
         if refused in options:
-            raise ValueError(f"`{refused}` (judged queries without candidate rows) is not supported by a split "
+            raise InputValueError(f"`{refused}` (judged queries without candidate rows) is not supported by a split "
                             f"evaluation: evaluate such queries in memory with sklearn_rank.evaluate. Got "
                             f"{refused}={options[refused]!r} instead.")
     unknown = sorted(set(options) - set(_ENGINE_OPTIONS))
     if unknown:
-        raise TypeError(f"evaluate() takes the options {', '.join(_ENGINE_OPTIONS)}. Got {', '.join(unknown)} "
-                        "instead.")
+        raise InputTypeError(f"evaluate() takes the options {', '.join(_ENGINE_OPTIONS)}. Got {', '.join(unknown)} "
+                             "instead.")
     evaluation = _engine.plan(metrics=metrics, **options)  # options checked before any Spark job
 
     schema = {field.name: field.dataType for field in sdf.schema.fields}
@@ -170,8 +171,8 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         warnings.warn(message, category, stacklevel=2)
     if not parts:
         if excluded:
-            raise ValueError(ALL_EXCLUDED)
-        raise ValueError("`sdf` must hold at least one row. Got an empty DataFrame instead.")
+            raise InputValueError(ALL_EXCLUDED)
+        raise InputValueError("`sdf` must hold at least one row. Got an empty DataFrame instead.")
     return evaluation.reduce(parts)
 
 

@@ -11,6 +11,8 @@ import pytest
 import scipy.sparse
 
 import sklearn_rank as skr
+import sklearn_rank.io  # noqa: F401 (skr.io)
+from sklearn_rank.exceptions import InputError, InputTypeError, InputValueError
 
 # Small valid inputs in each layout.
 Y_GROUPED = np.array([1, 0, 0, 1, 0])
@@ -242,8 +244,21 @@ def _message_pattern(fragments):
     "call, fragments", [pytest.param(c, f, id=i) for i, c, f in CASES]
 )
 def test_bad_input_raises_naming_the_parameter(call, fragments):
-    with pytest.raises((ValueError, TypeError), match=_message_pattern(fragments)):
+    with pytest.raises((ValueError, TypeError), match=_message_pattern(fragments)) as info:
         call()
+    # the package's input-error class, which the command line tells from a bug by
+    assert isinstance(info.value, InputError), type(info.value).__mro__
+
+
+def test_input_errors_are_value_and_type_errors():
+    # code that caught ValueError or TypeError before the InputError classes catches them as before
+    assert issubclass(InputValueError, ValueError) and issubclass(InputValueError, InputError)
+    assert issubclass(InputTypeError, TypeError) and issubclass(InputTypeError, InputError)
+    assert not issubclass(InputValueError, TypeError) and not issubclass(InputTypeError, ValueError)
+    assert issubclass(skr.io.TrecFormatError, InputValueError)
+    assert issubclass(skr.exceptions.TableFormatError, InputValueError)
+    with pytest.raises(InputTypeError, match="`metrics`"):
+        skr.evaluate(Y_GROUPED, S_GROUPED, qid=QID, metrics=3)
 
 
 # Errors about a value the caller passed show it: "... Got <value> instead."

@@ -6,19 +6,18 @@ import argparse
 import os
 import sys
 import time
-import traceback
 
 import numpy as np
 
 from .._conventions import CONVENTIONS, Default, normalise_convention, resolve as resolve_convention
 from .._inputs import GAINS, NAN_POLICIES, TIE_POLICIES
-from ..io import TrecFormatError
-from ..io._tables import TableFormatError, read_table
+from ..exceptions import InputError, InputValueError
+from ..io._tables import read_table
 
 DEFAULT_METRICS = ["mrr", "map", "ndcg@10", "p@10", "r@100", "hits@10"]
 
 
-class UsageError(ValueError):
+class UsageError(InputValueError):
     """Bad usage or bad input: reported in one line with exit code 2."""
 
 
@@ -147,15 +146,7 @@ def _with_query_ids(report, qid_values):
     return report
 
 def _is_input_error(exc):
-    """Whether ``exc`` reports bad input: the package's own ValueError/TypeError, raised by a ``raise``
-    statement of sklearn-rank (its validation), not one that a bug let escape from an expression."""
-    if isinstance(exc, (UsageError, TrecFormatError, TableFormatError)):
-        return True
-    if not isinstance(exc, (ValueError, TypeError)) or exc.__traceback__ is None:
-        return False
-    innermost = traceback.extract_tb(exc.__traceback__)[-1]
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # sklearn_rank/, not cli/
-    if not os.path.abspath(innermost.filename).startswith(package + os.sep):  # sklearn_rank and its packages
-        return False
-    source = (innermost.line or "").strip()
-    return not source or source == "raise" or source.startswith("raise ")
+    """Whether ``exc`` reports bad input: an :class:`~sklearn_rank.exceptions.InputError` (raised by the
+    package's validation, the TREC and table readers, or the command line's usage checks), not an error
+    that a bug let escape from an expression or a library."""
+    return isinstance(exc, InputError)

@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 
+from ..exceptions import InputTypeError, InputValueError
+
 __all__ = ["load_svmlight_ranking", "dump_svmlight_ranking"]
 
 _BOM = b"\xef\xbb\xbf"
@@ -30,8 +32,8 @@ def _check_path(path, name):
         path = os.fspath(path)
         if isinstance(path, str):
             return path
-    raise TypeError(f"`{name}` must be a str or path-like object naming a file. Got {path!r} of type "
-                    f"{type(path).__name__} instead.")
+    raise InputTypeError(f"`{name}` must be a str or path-like object naming a file. Got {path!r} of type "
+                         f"{type(path).__name__} instead.")
 
 
 def _open_binary(name):
@@ -163,45 +165,46 @@ def load_svmlight_ranking(path, *, query_file=None, n_features=None, dtype=np.fl
         query_file = _check_path(query_file, "query_file")
     if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)
                                    or n_features < 1):
-        raise ValueError(f"`n_features` must be None or an integer >= 1. Got {n_features!r} instead.")
+        raise InputValueError(f"`n_features` must be None or an integer >= 1. Got {n_features!r} instead.")
     if not (zero_based is True or zero_based is False or (isinstance(zero_based, str) and zero_based == "auto")):
-        raise ValueError(f"`zero_based` must be True, False or 'auto'. Got {zero_based!r} instead.")
+        raise InputValueError(f"`zero_based` must be True, False or 'auto'. Got {zero_based!r} instead.")
     if not isinstance(dense, (bool, np.bool_)):
-        raise TypeError(f"`dense` must be True or False. Got {dense!r} instead.")
+        raise InputTypeError(f"`dense` must be True or False. Got {dense!r} instead.")
     dtype = np.dtype(dtype)
 
     X, y, tokens = _read_rows(name, n_features, dtype, zero_based)
     n_rows = X.shape[0]
     if n_rows == 0:
-        raise ValueError(f"{name!r} holds no data line (only comments or blank lines, or nothing). Got an "
-                         "empty data set instead.")
+        raise InputValueError(f"{name!r} holds no data line (only comments or blank lines, or nothing). Got an "
+                              "empty data set instead.")
     not_finite = np.flatnonzero(~np.isfinite(y))
     if not_finite.size:
         row = int(not_finite[0])
-        raise ValueError(f"The relevance labels of {name!r} must be finite numbers. Got {float(y[row])!r} on data line "
-                         f"{row + 1} (comment and blank lines not counted) instead.")
+        raise InputValueError(
+            f"The relevance labels of {name!r} must be finite numbers. Got {float(y[row])!r} on data line "
+            f"{row + 1} (comment and blank lines not counted) instead.")
     if 0 < tokens.size < n_rows:
         line = _first_line_without_qid(name)
-        raise ValueError(f"{name!r} has qid: tokens on {tokens.size} of its {n_rows} data lines: give every line "
-                         "a qid: token, or none and the group sizes in a sidecar file (query_file=). Got line "
-                         f"{line} without one instead.")
+        raise InputValueError(f"{name!r} has qid: tokens on {tokens.size} of its {n_rows} data lines: give every line "
+                              "a qid: token, or none and the group sizes in a sidecar file (query_file=). Got line "
+                              f"{line} without one instead.")
 
     sizes, sidecar = _sidecar_sizes(name, query_file)
     if sizes is None:
         if tokens.size == 0:
             looked = ("query_file=False" if query_file is False
                       else " nor ".join(repr(name + suffix) for suffix in _SIDECAR_SUFFIXES))
-            raise ValueError(f"{name!r} has no query ids: give its lines qid: tokens ('2 qid:7 1:0.5 ...'), or "
-                             "the number of rows of each query, one per line, in a sidecar file named "
-                             f"query_file= (found automatically as {name!r} + '.query' or '.group'). Got no qid: "
-                             f"token and no sidecar ({looked}) instead.")
+            raise InputValueError(f"{name!r} has no query ids: give its lines qid: tokens ('2 qid:7 1:0.5 ...'), or "
+                                  "the number of rows of each query, one per line, in a sidecar file named "
+                                  f"query_file= (found automatically as {name!r} + '.query' or '.group'). Got no qid: "
+                                  f"token and no sidecar ({looked}) instead.")
         qid = tokens
         _warn_if_split(name, qid)
     else:
         total = sum(sizes)
         if total != n_rows:
-            raise ValueError(f"The group sizes in {sidecar!r} must add up to the {n_rows} data lines of {name!r}. "
-                             f"Got {len(sizes)} groups of {total} rows in all instead.")
+            raise InputValueError(f"The group sizes in {sidecar!r} must add up to the {n_rows} data lines of {name!r}. "
+                                  f"Got {len(sizes)} groups of {total} rows in all instead.")
         sizes = np.asarray(sizes, dtype=np.int64)
         if tokens.size:
             _check_same_groups(name, sidecar, tokens, sizes)
@@ -224,9 +227,9 @@ def _read_rows(name, n_features, dtype, zero_based):
             X, y, tokens = load_svmlight_file(handle, n_features=n_features, dtype=dtype,
                                               zero_based=zero_based, query_id=True)
         except (ValueError, OverflowError) as error:  # OverflowError: a qid: token beyond int64
-            raise ValueError(f"{name!r} is not a valid SVMlight ranking file: {error}. Lines must read "
-                             f"'<relevance> [qid:<int>] <index>:<value> ...' with increasing indices, qid: "
-                             "tokens within the signed 64-bit range.") from error
+            raise InputValueError(f"{name!r} is not a valid SVMlight ranking file: {error}. Lines must read "
+                                  f"'<relevance> [qid:<int>] <index>:<value> ...' with increasing indices, qid: "
+                                  "tokens within the signed 64-bit range.") from error
     return X, np.asarray(y, dtype=np.float64), np.asarray(tokens, dtype=np.int64)
 
 
@@ -253,10 +256,10 @@ def _sidecar_sizes(name, query_file):
         return None, None
     sizes = [_read_sizes(sidecar) for sidecar in found]
     if len(found) == 2 and sizes[0] != sizes[1]:
-        raise ValueError(f"The sidecar files {found[0]!r} and {found[1]!r} of {name!r} must hold the same group "
-                         "sizes when both exist: name the right one with query_file=, or pass query_file=False to "
-                         f"use only the qid: tokens. Got {len(sizes[0])} and {len(sizes[1])} groups that differ "
-                         "instead.")
+        raise InputValueError(f"The sidecar files {found[0]!r} and {found[1]!r} of {name!r} must hold the same group "
+                              "sizes when both exist: name the right one with query_file=, or pass query_file=False to "
+                              f"use only the qid: tokens. Got {len(sizes[0])} and {len(sizes[1])} groups that differ "
+                              "instead.")
     return sizes[0], found[0]
 
 
@@ -273,12 +276,12 @@ def _read_sizes(sidecar):
             continue
         decoded = text.decode("ascii", errors="replace")
         if _SIZE.fullmatch(decoded) is None or int(decoded) == 0:
-            raise ValueError(f"Each line of the sidecar {sidecar!r} must hold one positive integer, the number of "
-                             f"rows of a query. Got {decoded!r} on line {number} instead.")
+            raise InputValueError(f"Each line of the sidecar {sidecar!r} must hold one positive integer, the number of "
+                                  f"rows of a query. Got {decoded!r} on line {number} instead.")
         sizes.append(int(decoded))
     if not sizes:
-        raise ValueError(f"The sidecar {sidecar!r} must hold the size of each query, one per line. Got an empty "
-                         "file instead.")
+        raise InputValueError(f"The sidecar {sidecar!r} must hold the size of each query, one per line. Got an empty "
+                              "file instead.")
     return sizes
 
 
@@ -291,17 +294,18 @@ def _check_same_groups(name, sidecar, tokens, sizes):
     if inside.size:
         row = int(inside[0])
         group = int(np.searchsorted(starts, row, side="right"))
-        raise ValueError(f"The qid: tokens of {name!r} and the sidecar {sidecar!r} must group the rows alike. "
-                         f"{advice} Got qid:{tokens[row - 1]} then qid:{tokens[row]} on data lines {row} and "
-                         f"{row + 1}, both in group {group + 1} of the sidecar, instead.")
+        raise InputValueError(f"The qid: tokens of {name!r} and the sidecar {sidecar!r} must group the rows alike. "
+                              f"{advice} Got qid:{tokens[row - 1]} then qid:{tokens[row]} on data lines {row} and "
+                              f"{row + 1}, both in group {group + 1} of the sidecar, instead.")
     # Every sidecar group holds one qid; two groups must not share it.
     group_qid = tokens[np.r_[0, starts]]
     values, first, counts = np.unique(group_qid, return_index=True, return_counts=True)
     if values.size < group_qid.size:
         shared = values[counts > 1][0]
         groups = np.flatnonzero(group_qid == shared)[:2] + 1
-        raise ValueError(f"The qid: tokens of {name!r} and the sidecar {sidecar!r} must group the rows alike. "
-                         f"{advice} Got qid:{shared} in groups {groups[0]} and {groups[1]} of the sidecar instead.")
+        raise InputValueError(
+            f"The qid: tokens of {name!r} and the sidecar {sidecar!r} must group the rows alike. "
+            f"{advice} Got qid:{shared} in groups {groups[0]} and {groups[1]} of the sidecar instead.")
 
 
 def _warn_if_split(name, qid):
@@ -413,7 +417,7 @@ def dump_svmlight_ranking(X, y, qid, path, *, query_file=False, zero_based=False
     else:
         sidecar = _check_path(query_file, "query_file")
     if not isinstance(zero_based, (bool, np.bool_)):
-        raise TypeError(f"`zero_based` must be True or False. Got {zero_based!r} instead.")
+        raise InputTypeError(f"`zero_based` must be True or False. Got {zero_based!r} instead.")
 
     if sp.issparse(X):
         features = sp.csr_matrix(X, copy=True)  # the caller's matrix is left as it was
@@ -423,35 +427,35 @@ def dump_svmlight_ranking(X, y, qid, path, *, query_file=False, zero_based=False
     else:
         dense_features = np.asarray(X)
         if dense_features.ndim != 2:
-            raise ValueError(f"`X` must be 2-D (n_rows, n_features). Got shape {dense_features.shape} instead.")
+            raise InputValueError(f"`X` must be 2-D (n_rows, n_features). Got shape {dense_features.shape} instead.")
         features = sp.csr_matrix(_numeric(dense_features, "X"))
     n_rows = features.shape[0]
     if n_rows == 0:
-        raise ValueError("`X` must have at least one row. Got 0 rows instead.")
+        raise InputValueError("`X` must have at least one row. Got 0 rows instead.")
     values = _numeric(features.data, "X")
     relevance = _numeric(np.asarray(y), "y")
     query = np.asarray(qid)
     for label, array in (("y", relevance), ("qid", query)):
         if array.shape != (n_rows,):
-            raise ValueError(f"`{label}` must be 1-D with one entry per row of X ({n_rows}). Got shape "
-                             f"{array.shape} instead.")
+            raise InputValueError(f"`{label}` must be 1-D with one entry per row of X ({n_rows}). Got shape "
+                                  f"{array.shape} instead.")
     if sidecar is None:
         if query.dtype.kind not in "iu":
-            raise TypeError("`qid` must hold integers to be written as qid: tokens (or write the group sizes to "
-                            f"a sidecar with query_file=True). Got dtype {query.dtype} instead.")
+            raise InputTypeError("`qid` must hold integers to be written as qid: tokens (or write the group sizes to "
+                                 f"a sidecar with query_file=True). Got dtype {query.dtype} instead.")
         if query.dtype.kind == "u" and query.size and query.max() > np.iinfo(np.int64).max:
             # scikit-learn's reader (and LightGBM's, XGBoost's) hold qid: tokens in a signed 64-bit integer
-            raise ValueError("`qid` must fit in a signed 64-bit integer to be read back from qid: tokens (or "
-                             f"write the group sizes to a sidecar with query_file=True). Got {int(query.max())} "
-                             "instead.")
+            raise InputValueError("`qid` must fit in a signed 64-bit integer to be read back from qid: tokens (or "
+                                  f"write the group sizes to a sidecar with query_file=True). Got {int(query.max())} "
+                                  "instead.")
         sizes = None
     else:
         run_starts = np.r_[0, np.flatnonzero(query[1:] != query[:-1]) + 1]
         n_queries = np.unique(query).size
         if run_starts.size != n_queries:
-            raise ValueError("The rows of each query must be contiguous to be written as group sizes "
-                             "(query_file): sort the rows by qid, or write qid: tokens (query_file=False). Got "
-                             f"{run_starts.size - n_queries} queries split in more than one run instead.")
+            raise InputValueError("The rows of each query must be contiguous to be written as group sizes "
+                                  "(query_file): sort the rows by qid, or write qid: tokens (query_file=False). Got "
+                                  f"{run_starts.size - n_queries} queries split in more than one run instead.")
         sizes = np.diff(np.r_[run_starts, n_rows])
 
     offset = 0 if zero_based else 1
@@ -467,10 +471,10 @@ def dump_svmlight_ranking(X, y, qid, path, *, query_file=False, zero_based=False
 
 def _numeric(array, label):
     if array.dtype.kind not in "biuf":
-        raise TypeError(f"`{label}` must hold numbers. Got dtype {array.dtype} instead.")
+        raise InputTypeError(f"`{label}` must hold numbers. Got dtype {array.dtype} instead.")
     if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
-        raise ValueError(f"`{label}` must hold finite numbers (no NaN or infinity). Got "
-                         f"{int(np.count_nonzero(~np.isfinite(array)))} non-finite values instead.")
+        raise InputValueError(f"`{label}` must hold finite numbers (no NaN or infinity). Got "
+                              f"{int(np.count_nonzero(~np.isfinite(array)))} non-finite values instead.")
     return array
 
 

@@ -12,6 +12,7 @@ from .._inputs import check_option
 from ._trec_files import read_qrels, read_run
 from ._trec_keys import _HASH_BLOCK, _factorize, _order_rows, _plain_rows, _query_order, _row_keys, _trec_order
 from ._trec_lines import Qrels, Run
+from ..exceptions import InputValueError
 
 
 _D = default_options(ties="trec", gain="linear", no_relevant="zero", ap_denominator="relevant")
@@ -226,9 +227,9 @@ def _no_common_query(qrels, run):
         shown = ", ".join(repr(str(name)) for name in names[:3].tolist()) + (", ..." if names.size > 3 else "")
         return f"{names.size} {'query' if names.size == 1 else 'queries'}" + (f" ({shown})" if names.size else "")
 
-    return ValueError("The run and the qrels must have a query in common (trec_eval evaluates the queries of the "
-                      f"run that have judgements): nothing to evaluate. Got a run of {queries(run.qid)} and qrels "
-                      f"of {queries(qrels.qid)} instead.")
+    return InputValueError("The run and the qrels must have a query in common (trec_eval evaluates the queries of the "
+                           f"run that have judgements): nothing to evaluate. Got a run of {queries(run.qid)} and qrels "
+                           f"of {queries(qrels.qid)} instead.")
 
 
 def _judged_rows(qrels, judged_rel, run, trec_ties, fill=0.0):

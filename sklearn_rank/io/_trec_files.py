@@ -10,6 +10,7 @@ import numpy as np
 from ._trec_fast import _read_fast
 from ._trec_keys import _trec_order
 from ._trec_lines import _INT64_MAX, _read_lines
+from ..exceptions import InputTypeError, InputValueError
 
 
 def read_qrels(path, *, progress=None):
@@ -189,7 +190,7 @@ def write_run(run, path):
     name = _field_texts([run.name], "run.name")[0]
     score = np.asarray(run.score)
     if score.dtype.kind not in "biuf":
-        raise TypeError(f"`run.score` must hold numbers. Got an array of dtype {score.dtype} instead.")
+        raise InputTypeError(f"`run.score` must hold numbers. Got an array of dtype {score.dtype} instead.")
     order = _trec_order(run)
     q, d, s = np.asarray(run.qid)[order], np.asarray(run.docno)[order], score[order]
     qids = _field_texts(q, "run.qid", query=True, rows=order)
@@ -211,7 +212,7 @@ def _common_length(record, names, what):
     lengths = {name: len(getattr(record, name)) for name in names}
     if len(set(lengths.values())) > 1:
         got = ", ".join(f"{what}.{name} of {n}" for name, n in lengths.items())
-        raise ValueError(f"The columns of `{what}` must have the same length. Got {got} instead.")
+        raise InputValueError(f"The columns of `{what}` must have the same length. Got {got} instead.")
     return lengths[names[0]]
 
 
@@ -224,8 +225,8 @@ def _field_texts(values, what, *, query=False, rows=None):
             try:
                 value = value.decode("utf-8")
             except UnicodeDecodeError:
-                raise ValueError(f"`{what}` must be text: bytes must be UTF-8. Got {value!r} at row "
-                                 f"{_row(i, rows)} instead.") from None
+                raise InputValueError(f"`{what}` must be text: bytes must be UTF-8. Got {value!r} at row "
+                                      f"{_row(i, rows)} instead.") from None
         texts.append(value if isinstance(value, str) else str(value))
     if not all(texts) or _NOT_IN_FIELD.search("".join(texts)) or (query and "\n#" in "\n" + "\n".join(texts)):
         for i, text in enumerate(texts):
@@ -240,7 +241,7 @@ def _field_texts(values, what, *, query=False, rows=None):
             elif query and text.startswith("#"):
                 rule = "must not start with '#' (the line would read back as a comment)"
             if rule is not None:
-                raise ValueError(f"`{what}` {rule}. Got {text!r} at row {_row(i, rows)} instead.")
+                raise InputValueError(f"`{what}` {rule}. Got {text!r} at row {_row(i, rows)} instead.")
     return texts
 
 
@@ -254,7 +255,7 @@ def _relevance_values(relevance):
     if rel.dtype.kind == "O":
         rel = np.array(rel.tolist())
     if rel.dtype.kind not in "biuf":
-        raise TypeError(f"`qrels.relevance` must hold integers. Got an array of dtype {rel.dtype} instead.")
+        raise InputTypeError(f"`qrels.relevance` must hold integers. Got an array of dtype {rel.dtype} instead.")
     if rel.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             good = np.isfinite(rel) & (rel == np.trunc(rel)) & (rel >= -2.0 ** 63) & (rel < 2.0 ** 63)
@@ -264,7 +265,7 @@ def _relevance_values(relevance):
         good = np.ones(rel.shape, dtype=bool)
     if not good.all():
         row = int(np.argmin(good))
-        raise ValueError(f"`qrels.relevance` must hold integers within the 64-bit range (a qrels file holds "
-                         f"integer levels: nothing is rounded or truncated). Got {rel[row].item()!r} at row {row} "
-                         "instead.")
+        raise InputValueError(f"`qrels.relevance` must hold integers within the 64-bit range (a qrels file holds "
+                              f"integer levels: nothing is rounded or truncated). Got {rel[row].item()!r} at row {row} "
+                              "instead.")
     return rel.astype(np.int64).tolist()

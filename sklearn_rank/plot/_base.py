@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .._conventions import default_options
+from ..exceptions import InputTypeError, InputValueError
 
 # The engine's defaults, as markers a ``convention=`` preset may replace (an explicit value wins).
 _D = default_options(ties="expected", no_relevant="skip", targets="first", nan_policy="raise")
@@ -36,7 +37,7 @@ def _check_ax(ax, caller):
     from matplotlib.axes import Axes
 
     if not isinstance(ax, Axes):
-        raise TypeError(f"`ax` must be a matplotlib Axes or None. Got {type(ax).__name__} instead.")
+        raise InputTypeError(f"`ax` must be a matplotlib Axes or None. Got {type(ax).__name__} instead.")
     return ax
 
 
@@ -52,26 +53,26 @@ def _axes(ax, caller):
 # --------------------------------------------------------------------------------------------
 def _positive_int(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"`{name}` must be a positive integer. Got {value!r} instead.")
+        raise InputValueError(f"`{name}` must be a positive integer. Got {value!r} instead.")
     return int(value)
 
 
 def _choice(value, name, allowed):
     if not any(value is a or (isinstance(value, str) and value == a) for a in allowed):
-        raise ValueError(f"`{name}` must be one of {', '.join(repr(a) for a in allowed)}. Got {value!r} instead.")
+        raise InputValueError(f"`{name}` must be one of {', '.join(repr(a) for a in allowed)}. Got {value!r} instead.")
     return value
 
 
 def _name(value, name):
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"`{name}` must be a str or None. Got {type(value).__name__} instead.")
+        raise InputTypeError(f"`{name}` must be a str or None. Got {type(value).__name__} instead.")
     return value
 
 
 def _bool(value, name):
     # a string such as "no" is truthy: only a real bool says what the caller meant
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"`{name}` must be a bool. Got {type(value).__name__} instead.")
+        raise InputTypeError(f"`{name}` must be a bool. Got {type(value).__name__} instead.")
     return bool(value)
 
 
@@ -90,29 +91,29 @@ def _numbers(values, name):
             return array.astype(np.float64)
         position = is_number.index(False)
     if flat.size == 0:  # an empty array of another dtype: nothing in it is a number
-        raise TypeError(f"`{name}` must hold numbers. Got an empty array of {array.dtype} instead.")
+        raise InputTypeError(f"`{name}` must hold numbers. Got an empty array of {array.dtype} instead.")
     value = flat[position].item() if kind != "O" else flat[position]
     where = (f"{name}[{', '.join(str(i) for i in np.unravel_index(position, array.shape))}]" if array.ndim
              else name)
-    raise TypeError(f"`{name}` must hold numbers. Got {where} = {value!r} ({type(value).__name__}) instead.")
+    raise InputTypeError(f"`{name}` must hold numbers. Got {where} = {value!r} ({type(value).__name__}) instead.")
 
 
 def _first_outside(inside, values, name, rule):
     """A ValueError naming the first of ``values`` where ``inside`` is False (``rule``: what it must be)."""
     if not inside.all():
         i = int(np.flatnonzero(~inside)[0])
-        raise ValueError(f"`{name}` must {rule}. Got {name}[{i}] = {values[i].item()!r} instead.")
+        raise InputValueError(f"`{name}` must {rule}. Got {name}[{i}] = {values[i].item()!r} instead.")
 
 
 def _no_target(ranks, relevance_level, what):
     """The error for ranks without a target: the relevance rule that found none, by the parameter that set it."""
     n_queries = len(ranks.qid)
     if relevance_level is None:
-        return ValueError(f"No query has a relevant item (y_true > 0) among its candidates: {what}. "
-                          f"Got {n_queries} queries without one instead.")
-    return ValueError("`relevance_level` must leave at least one query with a relevant item (y_true >= "
-                      f"relevance_level): {what}. Got relevance_level={relevance_level!r}, with none in the "
-                      f"{n_queries} queries, instead.")
+        return InputValueError(f"No query has a relevant item (y_true > 0) among its candidates: {what}. "
+                               f"Got {n_queries} queries without one instead.")
+    return InputValueError("`relevance_level` must leave at least one query with a relevant item (y_true >= "
+                           f"relevance_level): {what}. Got relevance_level={relevance_level!r}, with none in the "
+                           f"{n_queries} queries, instead.")
 
 
 # The artist each Display's **kwargs reach, through which Axes method; the method's own parameters that the
@@ -156,9 +157,9 @@ def _check_keywords(kwargs, method, caller, own, *, hints=None):
                                                                                     cutoff=0.75)), None)
             note = f" (did you mean {guess!r}?)" if guess else ""
         shown = repr(value) if len(repr(value)) <= 40 else f"<{type(value).__name__}>"
-        raise TypeError(f"{caller} got an unexpected keyword argument {name!r}{note}: its own keywords are "
-                        f"{', '.join(own)}; any other keyword goes to matplotlib's Axes.{method} and must be a "
-                        f"property of a {artist_name}. Got {name}={shown} instead.")
+        raise InputTypeError(f"{caller} got an unexpected keyword argument {name!r}{note}: its own keywords are "
+                             f"{', '.join(own)}; any other keyword goes to matplotlib's Axes.{method} and must be a "
+                             f"property of a {artist_name}. Got {name}={shown} instead.")
 
 
 # --------------------------------------------------------------------------------------------
@@ -181,8 +182,8 @@ def _estimator_inputs(estimator, X, y, qid, caller):
         _, inputs, options = evaluator_inputs(estimator, X, y, qid)
         return inputs, options
     if not hasattr(estimator, "fit"):
-        raise TypeError(f"`estimator` must be a fitted scikit-learn estimator. Got {type(estimator).__name__} "
-                        "instead.")
+        raise InputTypeError(f"`estimator` must be a fitted scikit-learn estimator. Got {type(estimator).__name__} "
+                             "instead.")
     check_is_fitted(estimator)
     query = None if qid is None else np.asarray(qid)
     message = (f"{caller} needs query ids to rank the rows of X with {type(estimator).__name__} (1-D y with a "

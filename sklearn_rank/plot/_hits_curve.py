@@ -8,6 +8,7 @@ from .. import _engine
 from .._registry import base_spec, with_k
 from ._base import (LOG_SCALE_RATIO, _D, _axes, _bool, _check_ax, _check_keywords, _estimator_inputs,
                     _estimator_name, _first_outside, _merge, _name, _no_target, _numbers, _positive_int)
+from ..exceptions import InputValueError
 
 # The hits@k curve goes up to this cut-off by default (or the largest candidate count, if smaller).
 DEFAULT_MAX_K = 100
@@ -127,16 +128,16 @@ class HitsAtKCurveDisplay:
         k = _numbers(k, "k")
         hits = _numbers(hits, "hits").astype(np.float64)
         if k.ndim != 1 or k.size == 0 or k.dtype.kind not in "iu" or not np.array_equal(k, np.arange(1, k.size + 1)):
-            raise ValueError(f"`k` must be the cut-offs 1 .. K. Got {k!r} instead.")
+            raise InputValueError(f"`k` must be the cut-offs 1 .. K. Got {k!r} instead.")
         if hits.shape != k.shape:
-            raise ValueError(f"`hits` must hold one value per cut-off ({k.size}). Got shape {hits.shape} instead.")
+            raise InputValueError(f"`hits` must hold one value per cut-off ({k.size}). Got shape {hits.shape} instead.")
         # hit rates: the AUC in the legend is their mean, documented within [0, 1]
         _first_outside((hits >= 0) & (hits <= 1), hits, "hits", "lie in [0, 1] (hit rates)")
         if baseline_hits is not None:
             baseline_hits = _numbers(baseline_hits, "baseline_hits").astype(np.float64)
             if baseline_hits.shape != k.shape:
-                raise ValueError(f"`baseline_hits` must hold one value per cut-off ({k.size}). "
-                                 f"Got shape {baseline_hits.shape} instead.")
+                raise InputValueError(f"`baseline_hits` must hold one value per cut-off ({k.size}). "
+                                      f"Got shape {baseline_hits.shape} instead.")
             _first_outside((baseline_hits >= 0) & (baseline_hits <= 1), baseline_hits, "baseline_hits",
                            "lie in [0, 1] (hit rates)")
         self.k = k

@@ -10,6 +10,7 @@ from .. import _engine
 from .._conventions import resolve as _resolve_convention
 from .._registry import get_metric
 from ._base import _axes, _bool, _check_ax, _check_keywords, _choice, _name, _numbers
+from ..exceptions import InputTypeError, InputValueError
 
 # Colours of the outcomes of a query in the comparison: A better, tie, B better.
 _OUTCOME_COLORS = ("tab:blue", "tab:gray", "tab:orange")
@@ -18,12 +19,12 @@ _OUTCOME_COLORS = ("tab:blue", "tab:gray", "tab:orange")
 def _per_query(report, metric, label):
     per_query = getattr(report, "per_query", None)
     if not isinstance(per_query, Mapping) or "qid" not in per_query:
-        raise TypeError(f"`{label}` must be a RankingReport (from sklearn_rank.evaluate) with per-query values "
-                        f"and query ids. Got {type(report).__name__} instead.")
+        raise InputTypeError(f"`{label}` must be a RankingReport (from sklearn_rank.evaluate) with per-query values "
+                             f"and query ids. Got {type(report).__name__} instead.")
     available = [key for key in per_query if key != "qid"]
     if metric is None:
         if len(available) != 1:
-            raise ValueError(f"`metric` must name the metric to compare, one of {available}. Got None instead.")
+            raise InputValueError(f"`metric` must name the metric to compare, one of {available}. Got None instead.")
         key = available[0]
     elif metric in available:
         key = metric
@@ -32,18 +33,18 @@ def _per_query(report, metric, label):
 
         matches = [key for key in available if isinstance(key, str) and _normalise(key) == _normalise(metric)]
         if len(matches) != 1:
-            raise ValueError(f"`metric` must name a per-query metric of `{label}`, one of {available}. "
-                             f"Got {metric!r} instead.")
+            raise InputValueError(f"`metric` must name a per-query metric of `{label}`, one of {available}. "
+                                  f"Got {metric!r} instead.")
         key = matches[0]
     qid = np.asarray(per_query["qid"])
     values = np.asarray(per_query[key], dtype=np.float64)
     if qid.ndim != 1 or qid.shape != values.shape:
-        raise ValueError(f"`{label}.per_query` must hold one query id per value of {key!r}. "
-                         f"Got shapes {qid.shape} and {values.shape} instead.")
+        raise InputValueError(f"`{label}.per_query` must hold one query id per value of {key!r}. "
+                              f"Got shapes {qid.shape} and {values.shape} instead.")
     unique, counts = np.unique(qid, return_counts=True)
     if unique.size != qid.size:
-        raise ValueError(f"`{label}` lists some query ids more than once, so it cannot be paired. "
-                         f"Got repeated query ids {unique[counts > 1][:5].tolist()} instead.")
+        raise InputValueError(f"`{label}` lists some query ids more than once, so it cannot be paired. "
+                              f"Got repeated query ids {unique[counts > 1][:5].tolist()} instead.")
     return key, qid, values
 
 
@@ -72,10 +73,10 @@ def _same_metric(report_a, key_a, report_b, key_b):
     spec_a, spec_b = _read_metric(report_a, key_a), _read_metric(report_b, key_b)
     if spec_a is not None and spec_b is not None and (spec_a.base, spec_a.k, spec_a.param) != (
             spec_b.base, spec_b.k, spec_b.param):
-        raise ValueError(f"`report_a` and `report_b` must hold the same metric under {key_a!r} to be compared "
-                         "(their `convention` presets read the name differently). Got "
-                         f"{spec_a.name!r} (convention={_convention(report_a)!r}) and "
-                         f"{spec_b.name!r} (convention={_convention(report_b)!r}) instead.")
+        raise InputValueError(f"`report_a` and `report_b` must hold the same metric under {key_a!r} to be compared "
+                              "(their `convention` presets read the name differently). Got "
+                              f"{spec_a.name!r} (convention={_convention(report_a)!r}) and "
+                              f"{spec_b.name!r} (convention={_convention(report_b)!r}) instead.")
     return spec_a if spec_a is not None else spec_b
 
 
@@ -161,14 +162,15 @@ class QueryComparisonDisplay:
         values_b = _numbers(values_b, "values_b").astype(np.float64)
         qid = np.asarray(qid)
         if values_a.ndim != 1 or values_a.shape != values_b.shape or values_a.shape != qid.shape:
-            raise ValueError("`values_a`, `values_b` and `qid` must be 1-D of one length. Got shapes "
-                             f"{values_a.shape}, {values_b.shape} and {qid.shape} instead.")
+            raise InputValueError("`values_a`, `values_b` and `qid` must be 1-D of one length. Got shapes "
+                                  f"{values_a.shape}, {values_b.shape} and {qid.shape} instead.")
         for label, values in (("values_a", values_a), ("values_b", values_b)):
             if not np.isfinite(values).all():
                 i = int(np.flatnonzero(~np.isfinite(values))[0])
-                raise ValueError(f"`{label}` must be finite: leave out the queries where the metric is undefined "
-                                 f"(from_reports does). Got {label}[{i}] = {float(values[i])!r} (query {qid[i].item()!r}) "
-                                 "instead.")
+                raise InputValueError(
+                    f"`{label}` must be finite: leave out the queries where the metric is undefined "
+                    f"(from_reports does). Got {label}[{i}] = {float(values[i])!r} (query {qid[i].item()!r}) "
+                    "instead.")
         self.values_a, self.values_b, self.qid = values_a, values_b, qid
         self.metric = metric
         self.result = result
@@ -283,9 +285,10 @@ class QueryComparisonDisplay:
         defined = ~(np.isnan(x) | np.isnan(y))
         shared, x, y = shared[defined], x[defined], y[defined]
         if x.size < 2:
-            raise ValueError(f"`report_a` and `report_b` must share at least two queries with a value of {key_a!r} "
-                             f"for the paired test ({n_unpaired_a + n_unpaired_b} query ids in one report only, "
-                             f"{defined.size - x.size} undefined (NaN)). Got {x.size} instead.")
+            raise InputValueError(
+                f"`report_a` and `report_b` must share at least two queries with a value of {key_a!r} "
+                f"for the paired test ({n_unpaired_a + n_unpaired_b} query ids in one report only, "
+                f"{defined.size - x.size} undefined (NaN)). Got {x.size} instead.")
         # the paired values as reports, with the reports' per-query weights: stats weighs them (or refuses a
         # test that has no weighted form), as it does for the reports themselves
         side_a, side_b = (_Paired(shared, key_a, values, _weights(report, index, defined))

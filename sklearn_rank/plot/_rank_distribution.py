@@ -7,6 +7,7 @@ import numpy as np
 from .. import _engine
 from ._base import (LOG_SCALE_RATIO, _D, _axes, _bool, _check_ax, _check_keywords, _choice, _estimator_inputs,
                     _estimator_name, _first_outside, _merge, _name, _no_target, _numbers, _positive_int)
+from ..exceptions import InputValueError
 
 _RANK_VARIANTS = ("realistic", "optimistic", "pessimistic", "ordinal", "expected")
 _LOG_SCALE = ("auto", True, False)
@@ -208,27 +209,28 @@ class RankDistributionDisplay:
         ranks = _numbers(ranks, "ranks").astype(np.float64)
         num_candidates = _numbers(num_candidates, "num_candidates")
         if ranks.ndim != 1 or ranks.size == 0:
-            raise ValueError("`ranks` must hold at least one rank (1-D): no target has a rank to draw (are there "
-                             f"relevant items among the candidates?). Got shape {ranks.shape} instead.")
+            raise InputValueError("`ranks` must hold at least one rank (1-D): no target has a rank to draw (are there "
+                                  f"relevant items among the candidates?). Got shape {ranks.shape} instead.")
         if num_candidates.shape != ranks.shape:
-            raise ValueError(f"`num_candidates` must hold one candidate count per rank ({ranks.size}). "
-                             f"Got {num_candidates.dtype} of shape {num_candidates.shape} instead.")
+            raise InputValueError(f"`num_candidates` must hold one candidate count per rank ({ranks.size}). "
+                                  f"Got {num_candidates.dtype} of shape {num_candidates.shape} instead.")
         # a fractional count would be truncated when stored as int64
         _first_outside(num_candidates == np.floor(num_candidates), num_candidates, "num_candidates",
                        "hold whole candidate counts")
         num_relevant = np.ones_like(num_candidates) if num_relevant is None else _numbers(num_relevant,
                                                                                           "num_relevant")
         if num_relevant.shape != ranks.shape:
-            raise ValueError(f"`num_relevant` must hold one count per rank ({ranks.size}). "
-                             f"Got shape {num_relevant.shape} instead.")
+            raise InputValueError(f"`num_relevant` must hold one count per rank ({ranks.size}). "
+                                  f"Got shape {num_relevant.shape} instead.")
         _first_outside(num_relevant == np.floor(num_relevant), num_relevant, "num_relevant",
                        "hold whole counts of relevant candidates")
         for label, values in (("ranks", ranks), ("num_relevant", num_relevant)):
             outside = ~((values >= 1) & (values <= num_candidates))
             if outside.any():
                 i = int(np.flatnonzero(outside)[0])
-                raise ValueError(f"`{label}` must lie in [1, num_candidates] for each target. Got {label}[{i}] = "
-                                 f"{values[i].item()!r} with num_candidates[{i}] = {num_candidates[i].item()!r} instead.")
+                raise InputValueError(
+                    f"`{label}` must lie in [1, num_candidates] for each target. Got {label}[{i}] = "
+                    f"{values[i].item()!r} with num_candidates[{i}] = {num_candidates[i].item()!r} instead.")
         # what each kind of rank can be: optimistic, pessimistic and ordinal ranks are places; a mid rank
         # is halfway between two places; an expected rank optimistic + d / (r + 1) is any fraction
         if ties == "realistic":
@@ -249,23 +251,24 @@ class RankDistributionDisplay:
         bounds = _rank_bins(max_rank, self.log_scale, n_bins)
         self.bin_edges = bounds - 0.5
         if (optimistic is None) != (pessimistic is None):
-            raise ValueError("`optimistic` and `pessimistic` go together (the tie block of each target). Got "
-                             f"only `{'optimistic' if pessimistic is None else 'pessimistic'}` instead.")
+            raise InputValueError("`optimistic` and `pessimistic` go together (the tie block of each target). Got "
+                                  f"only `{'optimistic' if pessimistic is None else 'pessimistic'}` instead.")
         if ties == "expected" and optimistic is not None:
             optimistic = np.asarray(optimistic, dtype=np.float64)
             pessimistic = np.asarray(pessimistic, dtype=np.float64)
             if optimistic.shape != ranks.shape or pessimistic.shape != ranks.shape or not (
                     (optimistic <= ranks) & (ranks <= pessimistic)).all():
-                raise ValueError("`optimistic` and `pessimistic` must hold one rank per target, with "
-                                 "optimistic <= ranks <= pessimistic (the fields of compute_ranks). Got shapes "
-                                 f"{optimistic.shape} and {pessimistic.shape} for {ranks.size} ranks, or ranks "
-                                 "outside them, instead.")
+                raise InputValueError("`optimistic` and `pessimistic` must hold one rank per target, with "
+                                      "optimistic <= ranks <= pessimistic (the fields of compute_ranks). Got shapes "
+                                      f"{optimistic.shape} and {pessimistic.shape} for {ranks.size} ranks, or ranks "
+                                      "outside them, instead.")
             tied = pessimistic > optimistic
             competing = (pessimistic[tied] - optimistic[tied]) / (ranks[tied] - optimistic[tied])
             if not (np.isfinite(competing) & (np.abs(competing - np.rint(competing)) < 1e-6)).all():
-                raise ValueError("`ranks` must be the expected ranks under ties='expected' (optimistic + d / (r + 1) "
-                                 "for d tied non-relevant and r tied relevant candidates). Got ranks that are not "
-                                 "instead.")
+                raise InputValueError(
+                    "`ranks` must be the expected ranks under ties='expected' (optimistic + d / (r + 1) "
+                    "for d tied non-relevant and r tied relevant candidates). Got ranks that are not "
+                    "instead.")
             self.counts = _expected_counts(optimistic, pessimistic, ranks, bounds)
         else:
             self.counts = np.histogram(self.ranks, bins=self.bin_edges)[0]

@@ -3,7 +3,7 @@
 import numpy as np
 from scipy import stats as _scipy_stats
 
-from ..exceptions import DegenerateDataWarning
+from ..exceptions import DegenerateDataWarning, InputTypeError, InputValueError
 from ._results import ConfidenceInterval
 from ._validation import (_BOOTSTRAP_METHODS, _as_values, _check_confidence_level, _check_n_resamples,
                           _check_rng, _format_choices, _warn)
@@ -62,12 +62,12 @@ def bootstrap_ci(values, *, statistic=np.mean, confidence_level=0.95, n_resample
     """
     array = _as_values(values, "values")
     if not callable(statistic):
-        raise TypeError(f"`statistic` must be callable. Got {type(statistic).__name__} instead.")
+        raise InputTypeError(f"`statistic` must be callable. Got {type(statistic).__name__} instead.")
     confidence_level = _check_confidence_level(confidence_level)
     n_resamples = _check_n_resamples(n_resamples)
     methods = {choice.lower(): choice for choice in _BOOTSTRAP_METHODS}
     if not isinstance(method, str) or method.lower() not in methods:
-        raise ValueError(f"`method` must be one of {_format_choices(_BOOTSTRAP_METHODS)}. Got {method!r} instead.")
+        raise InputValueError(f"`method` must be one of {_format_choices(_BOOTSTRAP_METHODS)}. Got {method!r} instead.")
     generator = _check_rng(rng)
     if np.all(array == array[0]):
         point = float(statistic(array))

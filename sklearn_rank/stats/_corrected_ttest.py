@@ -9,6 +9,7 @@ from ._intervals import _PointInterval, _pvalue_from_t, _TInterval
 from ._results import ComparisonResult, _with_interval
 from ._tests import _constant_difference_answer, _degenerate, _paired_counts, _standardised, _variance
 from ._validation import _ALTERNATIVES, _as_values, _check_choice
+from ..exceptions import InputValueError
 
 
 def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sided"):
@@ -69,11 +70,11 @@ def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sid
     x = _as_values(scores_a, "scores_a")
     y = _as_values(scores_b, "scores_b")
     if x.size != y.size:
-        raise ValueError("`scores_a` and `scores_b` must hold the scores of the same folds. "
-                         f"Got {x.size} and {y.size} scores instead.")
+        raise InputValueError("`scores_a` and `scores_b` must hold the scores of the same folds. "
+                              f"Got {x.size} and {y.size} scores instead.")
     for value, name in ((n_train, "n_train"), (n_test, "n_test")):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not value > 0:
-            raise ValueError(f"`{name}` must be a positive number of samples. Got {value!r} instead.")
+            raise InputValueError(f"`{name}` must be a positive number of samples. Got {value!r} instead.")
     d = x - y
     folds = d.size
     df = folds - 1

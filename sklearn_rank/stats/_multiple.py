@@ -10,6 +10,7 @@ from ._results import ComparisonRow, ComparisonTable
 from ._tests import _run
 from ._validation import (CORRECTIONS, TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level, _check_rng,
                           _format_choices)
+from ..exceptions import InputTypeError, InputValueError
 
 
 def adjust_pvalues(pvalues, correction):
@@ -109,17 +110,17 @@ def compare_many(results, *, metric=None, baseline=None, test="auto", correction
     (6, 0, 0)
     """
     if not isinstance(results, Mapping):
-        raise TypeError("`results` must be a mapping of model name to per-query values or report. "
-                        f"Got {type(results).__name__} instead.")
+        raise InputTypeError("`results` must be a mapping of model name to per-query values or report. "
+                             f"Got {type(results).__name__} instead.")
     names = list(results)
     if len(names) < 2:
-        raise ValueError(f"`results` needs at least two models to compare. Got {len(names)} instead.")
+        raise InputValueError(f"`results` needs at least two models to compare. Got {len(names)} instead.")
     _check_choice(correction, "correction", CORRECTIONS)
     _check_choice(test, "test", TESTS)
     _check_choice(alternative, "alternative", _ALTERNATIVES)
     if baseline is not None and baseline not in results:
-        raise ValueError(f"`baseline` must be one of the models {_format_choices(names)}. "
-                         f"Got {baseline!r} instead.")
+        raise InputValueError(f"`baseline` must be one of the models {_format_choices(names)}. "
+                              f"Got {baseline!r} instead.")
     confidence_level = _check_confidence_level(confidence_level)
     generator = _check_rng(rng)
     pairs = ([(name, baseline) for name in names if name != baseline] if baseline is not None

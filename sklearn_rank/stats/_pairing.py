@@ -4,7 +4,7 @@ import numbers
 
 import numpy as np
 
-from ..exceptions import UnpairedQueriesWarning
+from ..exceptions import InputTypeError, InputValueError, UnpairedQueriesWarning
 from .._registry import _normalise
 from ._validation import _as_values, _format_choices, _is_report, _preview, _warn
 
@@ -39,9 +39,9 @@ def _check_id_types(qid_a, qid_b, label_a="a", label_b="b"):
         return
     type_a, type_b = _id_type(qid_a), _id_type(qid_b)
     if type_a != type_b:
-        raise ValueError(f"`{label_a}` and `{label_b}` must have query ids of one type to be paired by query id "
-                         f"(the number 3 and the string '3' are different queries). Got {type_a} ({qid_a.dtype}) "
-                         f"in `{label_a}` and {type_b} ({qid_b.dtype}) in `{label_b}` instead.")
+        raise InputValueError(f"`{label_a}` and `{label_b}` must have query ids of one type to be paired by query id "
+                              f"(the number 3 and the string '3' are different queries). Got {type_a} ({qid_a.dtype}) "
+                              f"in `{label_a}` and {type_b} ({qid_b.dtype}) in `{label_b}` instead.")
 
 
 def pair_by_qid(qid_a, qid_b, *, unpaired="drop", label_a="a", label_b="b"):
@@ -72,17 +72,18 @@ def pair_by_qid(qid_a, qid_b, *, unpaired="drop", label_a="a", label_b="b"):
         The query ids only in ``qid_a`` (only in ``qid_b``), sorted.
     """
     if unpaired not in UNPAIRED_POLICIES:
-        raise ValueError(f"`unpaired` must be one of {_format_choices(list(UNPAIRED_POLICIES))}. "
-                         f"Got {unpaired!r} instead.")
+        raise InputValueError(f"`unpaired` must be one of {_format_choices(list(UNPAIRED_POLICIES))}. "
+                              f"Got {unpaired!r} instead.")
     _check_id_types(qid_a, qid_b, label_a, label_b)
     shared, index_a, index_b = np.intersect1d(qid_a, qid_b, assume_unique=True, return_indices=True)
     only_a = np.setdiff1d(qid_a, shared, assume_unique=True) if qid_a.size > shared.size else qid_a[:0]
     only_b = np.setdiff1d(qid_b, shared, assume_unique=True) if qid_b.size > shared.size else qid_b[:0]
     if (only_a.size or only_b.size) and unpaired == "raise":
-        raise ValueError(f"`{label_a}` and `{label_b}` must hold the same queries to be paired by query id "
-                         "(unpaired='drop' leaves out the others). Got "
-                         f"{only_a.size} query ids only in {label_a} {only_a[:5].tolist()} and {only_b.size} only in "
-                         f"{label_b} {only_b[:5].tolist()} instead.")
+        raise InputValueError(
+            f"`{label_a}` and `{label_b}` must hold the same queries to be paired by query id "
+            "(unpaired='drop' leaves out the others). Got "
+            f"{only_a.size} query ids only in {label_a} {only_a[:5].tolist()} and {only_b.size} only in "
+            f"{label_b} {only_b[:5].tolist()} instead.")
     return shared, index_a, index_b, only_a, only_b
 
 
@@ -91,27 +92,28 @@ def _report_values(report, metric, name):
     per_query = report.per_query
     available = [key for key in per_query if key != "qid"]
     if metric is None:
-        raise ValueError(f"`metric` is required when comparing reports; `{name}` has {_format_choices(available)}. "
-                         "Got None instead.")
+        raise InputValueError(
+            f"`metric` is required when comparing reports; `{name}` has {_format_choices(available)}. "
+            "Got None instead.")
     if not isinstance(metric, str):
-        raise TypeError(f"`metric` must be a metric name (str). Got {type(metric).__name__} instead.")
+        raise InputTypeError(f"`metric` must be a metric name (str). Got {type(metric).__name__} instead.")
     if metric in per_query and metric != "qid":
         key = metric
     else:
         matches = [key for key in available
                    if isinstance(key, str) and _normalise(key) == _normalise(metric)]
         if len(matches) != 1:
-            raise ValueError(f"`metric` must name a per-query metric of `{name}`, one of "
-                             f"{_format_choices(available)}. Got {metric!r} instead.")
+            raise InputValueError(f"`metric` must name a per-query metric of `{name}`, one of "
+                                  f"{_format_choices(available)}. Got {metric!r} instead.")
         key = matches[0]
     if "qid" not in per_query:
-        raise ValueError(f"`{name}.per_query` must hold the query ids under 'qid'. "
-                         f"Got the keys {_format_choices(list(per_query))} instead.")
+        raise InputValueError(f"`{name}.per_query` must hold the query ids under 'qid'. "
+                              f"Got the keys {_format_choices(list(per_query))} instead.")
     qid = np.asarray(per_query["qid"])
     values = _as_values(per_query[key], f"{name}.per_query[{key!r}]", qid=qid)
     if qid.shape != values.shape:
-        raise ValueError(f"`{name}.per_query['qid']` must have one query id per value of {key!r}. "
-                         f"Got {qid.shape[0] if qid.ndim else 0} ids for {values.size} values instead.")
+        raise InputValueError(f"`{name}.per_query['qid']` must have one query id per value of {key!r}. "
+                              f"Got {qid.shape[0] if qid.ndim else 0} ids for {values.size} values instead.")
     return qid, values
 
 
@@ -123,15 +125,15 @@ def _report_weights(report, qid, name):
     try:
         weight = np.asarray(weight, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}.sample_weight` must be a 1-D array of numbers. "
-                        f"Got {type(weight).__name__} instead.") from exc
+        raise InputTypeError(f"`{name}.sample_weight` must be a 1-D array of numbers. "
+                             f"Got {type(weight).__name__} instead.") from exc
     if weight.shape != qid.shape:
-        raise ValueError(f"`{name}.sample_weight` must hold one weight per query id. "
-                         f"Got shape {weight.shape} for {qid.size} query ids instead.")
+        raise InputValueError(f"`{name}.sample_weight` must hold one weight per query id. "
+                              f"Got shape {weight.shape} for {qid.size} query ids instead.")
     bad = np.flatnonzero(~(np.isfinite(weight) & (weight >= 0)))
     if bad.size:
-        raise ValueError(f"`{name}.sample_weight` must be finite and non-negative. "
-                         f"Got {weight[bad[0]]} at query ids {_preview(qid[bad])} instead.")
+        raise InputValueError(f"`{name}.sample_weight` must be finite and non-negative. "
+                              f"Got {weight[bad[0]]} at query ids {_preview(qid[bad])} instead.")
     return weight
 
 
@@ -148,8 +150,8 @@ def _positive_weight(values, weight, label):
     keep = weight > 0
     if not keep.all():
         if np.count_nonzero(keep) < 2:
-            raise ValueError(f"`{label}` needs at least two queries of positive sample_weight to compare. "
-                             f"Got {np.count_nonzero(keep)} instead.")
+            raise InputValueError(f"`{label}` needs at least two queries of positive sample_weight to compare. "
+                                  f"Got {np.count_nonzero(keep)} instead.")
         values = values[..., keep]
         weight = weight[keep]
     return values, _no_weighting(weight)
@@ -162,16 +164,17 @@ def _paired_weight(qid, weight_a, weight_b, label_a, label_b):
         return None
     if weight_a is None or weight_b is None:
         weighted, other = (label_a, label_b) if weight_b is None else (label_b, label_a)
-        raise ValueError(f"A paired test weighs each query once, so `{label_a}` and `{label_b}` must carry the "
-                         f"same sample_weight. Got `{weighted}` with per-query sample_weight and `{other}` with no "
-                         "sample_weight (or all equal) instead.")
+        raise InputValueError(
+            f"A paired test weighs each query once, so `{label_a}` and `{label_b}` must carry the "
+            f"same sample_weight. Got `{weighted}` with per-query sample_weight and `{other}` with no "
+            "sample_weight (or all equal) instead.")
     differ = np.flatnonzero(weight_a != weight_b)
     if differ.size:
         first = differ[0]
-        raise ValueError(f"A paired test weighs each query once, so `{label_a}` and `{label_b}` must carry the "
-                         f"same sample_weight for the queries they share. Got {weight_a[first]} and "
-                         f"{weight_b[first]} for query id {_preview(qid[[first]])[1:-1]} "
-                         f"({differ.size} queries differ) instead.")
+        raise InputValueError(f"A paired test weighs each query once, so `{label_a}` and `{label_b}` must carry the "
+                              f"same sample_weight for the queries they share. Got {weight_a[first]} and "
+                              f"{weight_b[first]} for query id {_preview(qid[[first]])[1:-1]} "
+                              f"({differ.size} queries differ) instead.")
     return weight_a
 
 
@@ -185,15 +188,15 @@ def _align_by_qid(qid_a, values_a, qid_b, values_b, label_a, label_b):
     for qid, label in ((qid_a, label_a), (qid_b, label_b)):
         unique, counts = np.unique(qid, return_counts=True)
         if unique.size != qid.size:
-            raise ValueError(f"`{label}` lists some query ids more than once, so it cannot be aligned. "
-                             f"Got repeated query ids {_preview(unique[counts > 1])} instead.")
+            raise InputValueError(f"`{label}` lists some query ids more than once, so it cannot be aligned. "
+                                  f"Got repeated query ids {_preview(unique[counts > 1])} instead.")
     shared, index_a, index_b, only_a, only_b = pair_by_qid(qid_a, qid_b, unpaired="drop", label_a=label_a,
                                                            label_b=label_b)
     n_unpaired_a, n_unpaired_b = only_a.size, only_b.size
     if shared.size < 2:
-        raise ValueError(f"A paired test aligns reports by query id and needs at least two queries found in both "
-                         f"`{label_a}` and `{label_b}`; pass paired=False to compare them as independent samples. "
-                         f"Got {shared.size} shared query ids ({qid_a.size} and {qid_b.size} queries) instead.")
+        raise InputValueError(f"A paired test aligns reports by query id and needs at least two queries found in both "
+                              f"`{label_a}` and `{label_b}`; pass paired=False to compare them as independent samples. "
+                              f"Got {shared.size} shared query ids ({qid_a.size} and {qid_b.size} queries) instead.")
     if n_unpaired_a or n_unpaired_b:
         _warn(f"`{label_a}` and `{label_b}` share {shared.size} query ids: the paired test uses those and "
               f"leaves out {n_unpaired_a} query ids only in `{label_a}` {_preview(only_a)} and "
@@ -208,11 +211,11 @@ def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
     values of reports that carry unequal ``sample_weight`` (the same array twice when paired), else None.
     """
     if test == "wilcoxon" and paired is False:
-        raise ValueError("`test='wilcoxon'` is a paired test (signed ranks of a - b). "
-                         "Use test='mannwhitneyu' for independent samples. Got paired=False instead.")
+        raise InputValueError("`test='wilcoxon'` is a paired test (signed ranks of a - b). "
+                              "Use test='mannwhitneyu' for independent samples. Got paired=False instead.")
     if test == "mannwhitneyu" and paired is True:
-        raise ValueError("`test='mannwhitneyu'` compares independent samples. "
-                         "Use test='wilcoxon' for paired values. Got paired=True instead.")
+        raise InputValueError("`test='mannwhitneyu'` compares independent samples. "
+                              "Use test='wilcoxon' for paired values. Got paired=True instead.")
     qid_a = qid_b = weight_a = weight_b = None
     if _is_report(a):
         qid_a, x = _report_values(a, metric, label_a)
@@ -246,8 +249,8 @@ def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
             x, y = pair
             weight_a = weight_b = weight
         elif x.size != y.size:
-            raise ValueError(f"Paired tests need as many values in `{label_b}` as in `{label_a}`. "
-                             f"Got {x.size} and {y.size} instead.")
+            raise InputValueError(f"Paired tests need as many values in `{label_b}` as in `{label_a}`. "
+                                  f"Got {x.size} and {y.size} instead.")
     else:
         x, weight_a = _positive_weight(x, weight_a, label_a)
         y, weight_b = _positive_weight(y, weight_b, label_b)
@@ -258,8 +261,8 @@ def _prepare(a, b, *, metric, test, paired, label_a="a", label_b="b"):
         weighted = [f"`{label}`" for label, weight in ((label_a, weight_a), (label_b, weight_b))
                     if weight is not None]
         picked = f"test='auto' picks {test!r} here, which" if requested == "auto" else f"test={test!r}"
-        raise ValueError(f"{picked} ranks the values and has no weighted form, and {' and '.join(weighted)} "
-                         f"{'carry' if len(weighted) == 2 else 'carries'} per-query "
-                         "sample_weight (not all equal): use test='ttest', 'permutation' or 'bootstrap', which "
-                         f"weigh the queries. Got test={requested!r} with weighted reports instead.")
+        raise InputValueError(f"{picked} ranks the values and has no weighted form, and {' and '.join(weighted)} "
+                              f"{'carry' if len(weighted) == 2 else 'carries'} per-query "
+                              "sample_weight (not all equal): use test='ttest', 'permutation' or 'bootstrap', which "
+                              f"weigh the queries. Got test={requested!r} with weighted reports instead.")
     return x, y, bool(paired), test, tuple(unpaired), (weight_a, weight_b)

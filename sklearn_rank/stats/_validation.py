@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._inputs import check_option as _check_choice  # noqa: F401 (the engine's check, for stats)
+from ..exceptions import InputTypeError, InputValueError
 
 _ALTERNATIVES = ("two-sided", "less", "greater")
 # The choices of `test` and `correction` (of compare and compare_many). Public, for the modules that offer
@@ -37,15 +38,15 @@ def _format_choices(allowed):
 def _check_confidence_level(confidence_level):
     if (isinstance(confidence_level, (bool, np.bool_)) or not isinstance(confidence_level, numbers.Real)
             or not 0 < confidence_level < 1):
-        raise ValueError("`confidence_level` must be a number strictly between 0 and 1. "
-                         f"Got {confidence_level!r} instead.")
+        raise InputValueError("`confidence_level` must be a number strictly between 0 and 1. "
+                              f"Got {confidence_level!r} instead.")
     return float(confidence_level)
 
 
 def _check_n_resamples(n_resamples):
     if (isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, numbers.Integral)
             or n_resamples < 1):
-        raise ValueError(f"`n_resamples` must be a positive integer. Got {n_resamples!r} instead.")
+        raise InputValueError(f"`n_resamples` must be a positive integer. Got {n_resamples!r} instead.")
     return int(n_resamples)
 
 
@@ -54,7 +55,7 @@ def _check_paired(paired):
         return None
     if isinstance(paired, (bool, np.bool_)):
         return bool(paired)
-    raise ValueError(f"`paired` must be None, True or False. Got {paired!r} instead.")
+    raise InputValueError(f"`paired` must be None, True or False. Got {paired!r} instead.")
 
 
 def _check_rng(rng):
@@ -65,11 +66,11 @@ def _check_rng(rng):
     """
     if isinstance(rng, (bool, np.bool_)) or not (rng is None or isinstance(rng, (numbers.Integral,
                                                                                  np.random.Generator))):
-        raise TypeError("`rng` must be None, a non-negative int or a numpy.random.Generator. "
-                        f"Got {type(rng).__name__} instead.")
+        raise InputTypeError("`rng` must be None, a non-negative int or a numpy.random.Generator. "
+                             f"Got {type(rng).__name__} instead.")
     if isinstance(rng, numbers.Integral):
         if rng < 0:
-            raise ValueError(f"`rng` must be a non-negative integer seed. Got {rng!r} instead.")
+            raise InputValueError(f"`rng` must be a non-negative integer seed. Got {rng!r} instead.")
         rng = int(rng)
     return np.random.default_rng(rng)
 
@@ -88,22 +89,22 @@ def _is_report(obj):
 def _as_values(values, name, *, qid=None):
     """Validate one sample of per-query values: a finite 1-D float array of at least two values."""
     if _is_report(values):
-        raise TypeError(f"`{name}` is a report; pass reports to compare(..., metric=...), "
-                        "or pass report.per_query[metric] here. "
-                        f"Got {type(values).__name__} instead.")
+        raise InputTypeError(f"`{name}` is a report; pass reports to compare(..., metric=...), "
+                             "or pass report.per_query[metric] here. "
+                             f"Got {type(values).__name__} instead.")
     try:
         array = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` must be a 1-D array of numbers. Got {type(values).__name__} instead.") from exc
+        raise InputTypeError(f"`{name}` must be a 1-D array of numbers. Got {type(values).__name__} instead.") from exc
     if array.ndim != 1:
-        raise ValueError(f"`{name}` must be a 1-D array of per-query values. "
-                         f"Got an array of shape {array.shape} instead.")
+        raise InputValueError(f"`{name}` must be a 1-D array of per-query values. "
+                              f"Got an array of shape {array.shape} instead.")
     if array.size < 2:
-        raise ValueError(f"`{name}` needs at least two values. Got {array.size} instead.")
+        raise InputValueError(f"`{name}` needs at least two values. Got {array.size} instead.")
     bad = np.flatnonzero(~np.isfinite(array))
     if bad.size:
         where = (f"query ids {_preview(np.asarray(qid)[bad])}" if qid is not None
                  else f"positions {_preview(bad)}")
-        raise ValueError(f"`{name}` must not contain NaN or infinite values. "
-                         f"Got {array[bad[0]]} at {where} instead.")
+        raise InputValueError(f"`{name}` must not contain NaN or infinite values. "
+                              f"Got {array[bad[0]]} at {where} instead.")
     return array
