@@ -15,8 +15,9 @@ from sklearn.utils.validation import check_is_fitted
 from ._conventions import default_options
 from ._engine import evaluate as engine_evaluate, read_scorer_name
 from ._inputs import _query_codes
-from ._scorer import (as_2d, check_metric_params, check_qid_spec, describe_missing_qid, drop_column,
-                      parse_scoring_name, qid_column_position, ranking_inputs, read_qid_column)
+from ._estimator_inputs import (as_2d, check_qid_spec, describe_missing_qid, drop_column, qid_column_position,
+                                ranking_inputs, read_qid_column)
+from ._scorer import check_metric_params, parse_scoring_name
 from ._sklearn_compat import EvaluatorTagsMixin, check_features, fitted_for_own_score_in_cv, safe_indexing
 from .exceptions import InputTypeError, InputValueError
 
