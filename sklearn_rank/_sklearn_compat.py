@@ -149,8 +149,9 @@ def fitted_for_own_score_in_cv(estimator, max_depth=64):
         if frame.f_code.co_name == _CV_LOOP_FUNCTION and frame.f_globals.get("__name__") == _CV_LOOP_MODULE:
             local = frame.f_locals
             scorer = local.get("scorer")
-            # cross_val_score and cross_validate wrap the scorers in a _MultimetricScorer (a dict).
-            scorers = getattr(scorer, "_scorers", None)
+            # cross_val_score and cross_validate pass their scorers as a dict ({"score": scorer}, scikit-learn
+            # 1.4) or wrapped in a _MultimetricScorer holding that dict (1.5 on).
+            scorers = scorer if isinstance(scorer, dict) else getattr(scorer, "_scorers", None)
             scorers = list(scorers.values()) if isinstance(scorers, dict) else [scorer]
             if not any(isinstance(one, _PassthroughScorer) for one in scorers):
                 return False

@@ -269,13 +269,14 @@ def _parse_numbers(cells, where, roles, role, *, integers=False):
         except ValueError:
             pass
         except OverflowError:
-            try:
-                return np.fromiter(map(int, cells), dtype=np.uint64, count=len(cells))
-            except (ValueError, OverflowError):
+            whole = list(map(int, cells))
+            # checked here: NumPy 1.26 wraps a negative Python int into uint64 (with a DeprecationWarning)
+            if not (0 <= min(whole) and max(whole) < 2 ** 64):
                 raise TableFormatError(f"{where(0)}: {roles.subject(role)} holds integers beyond the int64 range "
                                        "that uint64 cannot hold either (negative ones, or beyond 2**64), which "
                                        "float64 would tie. Got such integers in the lines from here instead.") \
                     from None
+            return np.fromiter(whole, dtype=np.uint64, count=len(whole))
     try:
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
     except ValueError:
