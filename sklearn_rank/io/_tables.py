@@ -14,6 +14,7 @@ import stat
 import numpy as np
 
 from .. import _columns
+from .._factorize import factorize
 from ..exceptions import TableFormatError
 
 
@@ -53,13 +54,11 @@ class _Codes:
         self.codes = array("q")
 
     def finish(self):
-        values = list(self.index)
-        order = sorted(range(len(values)), key=values.__getitem__)
-        rank = np.empty(len(values), dtype=np.int64)
-        rank[order] = np.arange(len(values))
-        codes = rank[np.frombuffer(self.codes, dtype=np.int64)] if len(self.codes) else np.zeros(0, np.int64)
-        sorted_values = np.empty(len(values), dtype=object)
-        sorted_values[:] = [values[i] for i in order]
+        """(codes into the sorted values, the sorted values): the codes of first appearance renumbered."""
+        values = np.empty(len(self.index), dtype=object)
+        values[:] = list(self.index)
+        sorted_values, rank = factorize(values)  # the values are distinct: rank is each one's sorted position
+        codes = rank.astype(np.int64)[np.frombuffer(self.codes, dtype=np.int64)]
         return codes, sorted_values
 
 

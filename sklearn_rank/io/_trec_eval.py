@@ -8,9 +8,10 @@ import numpy as np
 
 from .. import _engine
 from .._conventions import default_options, normalise_convention, resolve as resolve_convention
+from .._factorize import factorize
 from .._inputs import check_option
 from ._trec_files import read_qrels, read_run
-from ._trec_keys import _HASH_BLOCK, _factorize, _order_rows, _plain_rows, _query_order, _row_keys, _trec_order
+from ._trec_keys import _HASH_BLOCK, _order_rows, _plain_rows, _query_order, _row_keys, _trec_order
 from ._trec_lines import Qrels, Run
 from ..exceptions import InputValueError
 
@@ -174,9 +175,9 @@ def join_run(qrels, run, *, trec_ties, with_unjudged=False):
         absent = qrels_codes < 0
         run_uniques = uniques
         if absent.any():
-            absent_names, absent_codes = np.unique(judgements.qid[absent], return_inverse=True)
+            absent_names, absent_codes = factorize(judgements.qid[absent])
             qrels_codes = qrels_codes.copy()
-            qrels_codes[absent] = uniques.size + absent_codes.reshape(-1)
+            qrels_codes[absent] = uniques.size + absent_codes
             uniques = np.concatenate([uniques, absent_names])
         judged = (qrels_codes, judged_rel)
     else:
@@ -210,13 +211,10 @@ def _coded(qrels, run):
         return None
     n = run.qid.shape[0]
     try:
-        qid_names, qid_codes = np.unique(np.concatenate([run.qid.astype(object), qrels.qid.astype(object)]),
-                                         return_inverse=True)
-        _, docno_codes = np.unique(np.concatenate([run.docno.astype(object), qrels.docno.astype(object)]),
-                                   return_inverse=True)
+        qid_names, qid_codes = factorize(np.concatenate([run.qid.astype(object), qrels.qid.astype(object)]))
+        _, docno_codes = factorize(np.concatenate([run.docno.astype(object), qrels.docno.astype(object)]))
     except TypeError:  # values that do not compare with each other: the generic code decides
         return None
-    qid_codes, docno_codes = qid_codes.reshape(-1), docno_codes.reshape(-1)
     return (Qrels(qid_codes[n:], docno_codes[n:], qrels.relevance),
             Run(qid_codes[:n], docno_codes[:n], run.score, run.name), qid_names)
 
@@ -240,7 +238,7 @@ def _judged_rows(qrels, judged_rel, run, trec_ties, fill=0.0):
             and all(isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind == "U" and a.shape == qrels.qid.shape
                     and a.size for a in (qrels.qid, qrels.docno)) and judged_rel.shape == qrels.qid.shape):
         return None
-    uniques, codes = _factorize(run.qid)
+    uniques, codes = factorize(run.qid, compact=True)
     at = np.minimum(np.searchsorted(uniques, qrels.qid), uniques.size - 1)
     qrels_codes = np.where(uniques[at] == qrels.qid, at, -1)
     relevance = _relevance_rows(qrels, judged_rel, qrels_codes, codes, run.docno, fill)

@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._factorize import factorize
 from .._ranks import _small_codes, is_nondecreasing
 
 # ------------------------------------------------------------------------------------------------
@@ -90,10 +91,10 @@ _MIN_SCORE_BITS = 16  # below, the packed sort key is given up for an exact lexs
 def _trec_order(run):
     # trec_eval: by query, decreasing score, then decreasing docno (string comparison).
     if _plain_rows(run.qid, run.docno, run.score):
-        uniques, codes = _factorize(run.qid)
+        uniques, codes = factorize(run.qid, compact=True)
         return _order_rows(codes, uniques.size, run.score, run.docno)
-    _, docno_code = np.unique(run.docno, return_inverse=True)
-    return np.lexsort((-docno_code.reshape(-1), -run.score, run.qid))
+    _, docno_code = factorize(run.docno)
+    return np.lexsort((-docno_code, -run.score, run.qid))
 
 
 def _plain_rows(qid, docno, score):
@@ -102,19 +103,6 @@ def _plain_rows(qid, docno, score):
     return (all(isinstance(a, np.ndarray) and a.ndim == 1 and a.shape == score.shape for a in arrays)
             and score.size > 0 and score.dtype == np.float64
             and qid.dtype.kind in "USiub" and docno.dtype.kind in "USiub")
-
-
-def _factorize(values):
-    """Sorted unique values and each element's code; equal neighbours (the usual grouped layout) scanned once."""
-    n = values.shape[0]
-    if n == 0:
-        return values[:0], np.zeros(0, dtype=np.uint16)
-    starts = np.flatnonzero(values[1:] != values[:-1]) + 1
-    starts = np.concatenate(([0], starts))
-    uniques, inverse = np.unique(values[starts], return_inverse=True)
-    code_type = np.uint16 if uniques.size <= 1 << 16 else np.uint32 if uniques.size <= 1 << 32 else np.intp
-    codes = np.repeat(inverse.reshape(-1).astype(code_type), np.diff(np.append(starts, n)))
-    return uniques, codes
 
 
 def _score_keys(score):
@@ -187,8 +175,8 @@ def _break_ties(perm, members, groups, score, docno, ordered):
         new_group = np.ones(tied.size, dtype=bool)
         new_group[1:] = ~tie[tied[1:] - 1]
         tied_rows = rows[tied]
-        _, docno_code = np.unique(docno[tied_rows], return_inverse=True)
-        rows[tied] = tied_rows[np.lexsort((tied_rows, -docno_code.reshape(-1), np.cumsum(new_group)))]
+        _, docno_code = factorize(docno[tied_rows])
+        rows[tied] = tied_rows[np.lexsort((tied_rows, -docno_code, np.cumsum(new_group)))]
     perm[members] = rows
     return perm
 
