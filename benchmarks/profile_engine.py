@@ -8,7 +8,7 @@ Usage::
 For each workload: the best wall time of ``evaluate`` (after a warm-up), the
 cProfile table of the functions with the most own time, then, with
 line_profiler installed (``pip install line_profiler``), every line of the
-engine's functions (``sklearn_rank._inputs``, ``_ranks``, ``_kernels``,
+engine's functions (``sklearn_rank._inputs``, ``_ranks``, ``_lists``, ``_rank_stats``,
 ``metrics``, ``_report``, ``_evaluator``, ``_scorer``, ``io``, ``cli``) that takes at least
 ``--min-share`` percent of the call. Line timings carry the profiler's overhead
 on Python-level lines; NumPy calls are timed nearly unchanged.
@@ -44,7 +44,7 @@ import sklearn_rank  # noqa: E402
 from sklearn_rank import evaluate  # noqa: E402
 
 ENGINE_MODULES = ["sklearn_rank._engine", "sklearn_rank._inputs", "sklearn_rank._ranks", "sklearn_rank._expectations",
-                  "sklearn_rank._kernels", "sklearn_rank._registry", "sklearn_rank.metrics", "sklearn_rank._report",
+                  "sklearn_rank._lists", "sklearn_rank._rank_stats", "sklearn_rank._segments", "sklearn_rank._registry", "sklearn_rank.metrics", "sklearn_rank._report",
                   "sklearn_rank._evaluator", "sklearn_rank._scorer", "sklearn_rank.io", "sklearn_rank.io._trec_lines",
                   "sklearn_rank.io._trec_fast", "sklearn_rank.io._trec_keys", "sklearn_rank.io._trec_eval",
                   "sklearn_rank.io._trec_files", "sklearn_rank.io._tables", "sklearn_rank.cli"]

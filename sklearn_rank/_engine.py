@@ -4,7 +4,7 @@ Every public entry point (the metric functions and :func:`~sklearn_rank.evaluate
 ``RankingEvaluator`` through them, ``io.evaluate_trec`` and the command line) calls :func:`evaluate`,
 :func:`compute_ranks` or :func:`evaluate_ranks` here. Each validates its input into the canonical
 per-query form (``_inputs``), builds the rank structure of that layout once (``_ranks``) and runs the
-vectorised kernels over it (``_kernels``); the result is a ``RankingReport`` (``_report``).
+vectorised kernels over it (``_lists``, ``_rank_stats``); the result is a ``RankingReport`` (``_report``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import numpy as np
 from ._inputs import (ALL_EXCLUDED, AP_DENOMINATORS, GAINS, MISSING, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES,
                       GroupedData, RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level,
                       prepare, prepare_namespace, weights_per_row)
-from ._kernels import ListKernels, NamespaceListKernels, NamespaceRankStats, RankDistribution, RankStats
+from ._lists import ListKernels
+from ._rank_stats import NamespaceRankStats, RankDistribution, RankStats
 from ._ranks import GroupedStructure, LabelIndexStructure, NamespaceLabelIndex, Ranks, matrix_chunk_rows
 from ._conventions import default_options, normalise_convention, resolve as resolve_convention
 from ._registry import DUAL_FAMILY, base_spec, get_metric, list_kernel, normalise_name, with_k
@@ -512,8 +513,8 @@ def partial_report(structure, data, resolved, *, ties, no_relevant, targets, ap_
         if family == "list":
             if kernels is None:
                 binary, gain_blocks = structure.blocks(ties)
-                kernels = ListKernels(binary, gain_blocks, stats, n_q, ap_denominator, structure=structure,
-                                      ties=ties)
+                kernels = ListKernels.numpy(binary, gain_blocks, stats, n_q, ap_denominator, structure=structure,
+                                            ties=ties)
             per_query = kernels.compute(spec.base, spec.k, spec.param)
             # a preset's score for a query without a relevant item may differ by metric (LightGBM, XGBoost)
             fill_policy = (no_relevant_for or {}).get(spec.base, no_relevant)
@@ -920,7 +921,7 @@ def _evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, lab
     n_cand = xp.astype(structure.n_candidates, xp.float64)
     # the rank a point policy gives, the mid rank of the tie block under "expected" (RankDistribution)
     mid = s + 1.0 if ties != "expected" else s + (m + 1.0) / 2
-    lists = NamespaceListKernels(xp, s, m, n_cand, evaluation.ap_denominator)
+    lists = ListKernels.label_index(xp, s, m, n_cand, evaluation.ap_denominator)
     ones = xp.ones_like(s)
     # per query: a row per query holding its one target; pooled: one row of every target
     per_target = NamespaceRankStats(xp, *(v[:, None] for v in (s, m, ones, mid, ones, n_cand, ones)))

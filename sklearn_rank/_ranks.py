@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._inputs import GroupedData, nan_message
+from ._segments import exclusive_segment_sum, is_nondecreasing, segment_starts
 from .exceptions import InputTypeError, InputValueError
 
 # Entries of the score matrix processed at once in the label-index layout, whole rows: the
@@ -462,29 +463,6 @@ class GroupedStructure:
             ordinal = (self.item_pos - rel_before_row)[r] + 1.0
         return _make_ranks(nonrel_before_block[r], nonrel_in_block[r] + 1.0, ones, ordinal, n_cand, ones,
                            query, data.qid)
-
-
-def is_nondecreasing(values):
-    """Whether ``values`` are sorted (each query's rows contiguous, for query codes)."""
-    return bool((values[1:] >= values[:-1]).all())
-
-
-def segment_starts(seg):
-    """True where a run of equal values of ``seg`` begins (at the first element, and at each change)."""
-    new = np.empty(seg.size, dtype=bool)
-    new[:1] = True
-    np.not_equal(seg[1:], seg[:-1], out=new[1:])
-    return new
-
-
-def exclusive_segment_sum(values, seg):
-    """For values sorted by segment: the sum of the earlier values of the same segment."""
-    if values.size == 0:
-        return np.zeros(0)
-    cs = np.cumsum(values) - values
-    new = segment_starts(seg)
-    starts = np.flatnonzero(new)
-    return cs - cs[starts][np.cumsum(new) - 1]
 
 
 def _make_ranks(s, m, r, ordinal, n_cand, num_relevant, query, qid):
@@ -971,12 +949,13 @@ class NamespaceMatrix:
 
     def report(self, evaluation):
         """The RankingReport of ``evaluation``'s metrics (``_engine._evaluate_in_namespace``)."""
-        from ._kernels import NamespaceDenseLists, NamespaceRankStats
+        from ._lists import ListKernels
+        from ._rank_stats import NamespaceRankStats
         from ._registry import list_kernel
 
         xp, data = self.xp, self.data
         for written, spec, family in evaluation.resolved:
-            if family == "list" and (spec.base == "err" or not hasattr(NamespaceDenseLists, list_kernel(spec.base))):
+            if family == "list" and (spec.base == "err" or not hasattr(ListKernels, list_kernel(spec.base))):
                 raise InputTypeError(
                     f"Under array_api_dispatch, {spec.name!r} of the relevance-matrix layout (2-D "
                     "`y_true`) is computed with NumPy only (the other metrics, and compute_ranks, run "
@@ -1025,7 +1004,7 @@ class NamespaceMatrix:
         return _namespace_list_report(xp, data, joined, evaluation, pooled)
 
     def _chunk_kernels(self, score, rel, drop, evaluation):
-        from ._kernels import NamespaceDenseLists
+        from ._lists import ListKernels
 
         xp, ties = self.xp, evaluation.ties
         as_float = (lambda x: xp.astype(x, xp.float64))
@@ -1052,7 +1031,7 @@ class NamespaceMatrix:
             blocks = dict(s=pos, size=xp.where(record, as_float(end - start), 1.0),
                           n_rel=xp.where(record, rel_in_block, 0.0),
                           gain=xp.where(record, take(cum_gain, end) - take(cum_gain, start), 0.0), before=rel_before)
-            return NamespaceDenseLists(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+            return ListKernels.rows(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
         if ties == "realistic":
             size = as_float(end - start)
             rel_rank = cum_rel[:, 1:] - rel_before  # 1-based place of a relevant candidate among its block's
@@ -1067,7 +1046,7 @@ class NamespaceMatrix:
             gain_rank = pos - g_start + 1
             gain_blocks = dict(s=g_start + (g_size - take(n_gain, grouped)) / 2 + gain_rank - 1, size=ones,
                                n_rel=take(as_float(is_rel), grouped), gain=g_gain, before=xp.zeros_like(gains))
-            return NamespaceDenseLists(xp, binary, gain_blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+            return ListKernels.rows(xp, binary, gain_blocks, stats, evaluation.ap_denominator), n_rel, n_keep
         if ties in ("optimistic", "pessimistic"):
             # relevant (higher graded) candidates first, or last, among the tied ones
             order, _ = self._sorted(score, drop, tie_key=-rel if ties == "optimistic" else rel)
@@ -1078,7 +1057,7 @@ class NamespaceMatrix:
             gains = xp.where(positive, gains, 0.0)
             cum_rel = self._cumulative(as_float(is_rel))
         blocks = dict(s=pos, size=ones, n_rel=as_float(is_rel), gain=gains, before=cum_rel[:, :-1])
-        return NamespaceDenseLists(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+        return ListKernels.rows(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
 
     def ranks(self, targets):
         xp = self.xp

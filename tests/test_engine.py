@@ -110,7 +110,7 @@ def _ideal_dcg_loop(query, gain, n_queries, k):
 @pytest.mark.parametrize("kind", ["grades", "exponential", "continuous", "wide integers"])
 @pytest.mark.parametrize("k", [None, 1, 3, 50])
 def test_ideal_dcg_counting_and_sorting_agree_with_a_loop(kind, k):
-    from sklearn_rank._kernels import ideal_dcg
+    from sklearn_rank._lists import ideal_dcg
 
     rng = np.random.default_rng(7)
     n_queries = 40
@@ -159,7 +159,7 @@ def test_degenerate_baseline_warning_names_the_cause(metric, num_candidates, cau
     # divide by zero. That is not "a single possible rank" (item 10, the message part). The
     # rank statistics straight from the kernel; what evaluate makes of the NaN is metrics.py's.
     from sklearn_rank import UndefinedMetricWarning
-    from sklearn_rank._kernels import RankDistribution, RankStats
+    from sklearn_rank._rank_stats import RankDistribution, RankStats
     from sklearn_rank._registry import get_metric
 
     spec = get_metric(metric)
@@ -355,7 +355,7 @@ def test_first_true_per_segment_matches_a_loop():
     # Item 23: the result no longer rests on which of several writes to one index NumPy keeps.
     # NumPy happens to keep the last today, so the old code passes this check as well: it
     # guards the correctness of the new construction, it cannot show the undefined behaviour.
-    from sklearn_rank._kernels import _first_true_per_segment
+    from sklearn_rank._segments import first_true_per_segment as _first_true_per_segment
 
     rng = np.random.default_rng(19)
     for n in (1, 5, 40):

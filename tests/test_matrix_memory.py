@@ -14,7 +14,7 @@ import pytest
 
 import sklearn_rank as skr
 from sklearn_rank import _engine, _inputs
-from sklearn_rank._kernels import ideal_dcg
+from sklearn_rank._lists import ideal_dcg
 from sklearn_rank.exceptions import UndefinedMetricWarning
 
 try:

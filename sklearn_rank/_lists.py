@@ -1,0 +1,496 @@
+"""Per-query list metrics (MRR, AP, DCG and nDCG, precision, recall, F1, AUC, bpref, RBP, ERR, judged@k).
+
+A tie policy reduces each query's ranked list to *blocks* (``_ranks``): runs of tied candidates holding
+a relevant or gain item, each with its start ``s`` (candidates ranked before it), size ``m``, relevant
+items ``r``, summed gain, and the relevant items ranked before it. Every metric of :class:`ListKernels`
+is an elementwise function of a query's blocks, summed over the query, written once against the array
+namespace ``xp``. The blocks come in one of two layouts, which give the sums and the few steps the
+array API standard has no primitive for:
+
+- :class:`SegmentBlocks` (NumPy): the blocks of every query as flat arrays, each with its query id;
+  per-query sums by ``np.bincount`` and a query's first relevant block by a segment scan. A formula
+  that holds for some blocks only (tie blocks of several candidates) runs on those blocks only.
+- :class:`RowBlocks` (any namespace): one row per query, one column per slot (a relevance matrix's
+  sorted positions, or the label index's one target); a slot without a block has no relevant item and
+  no gain, so it adds nothing. The formula that holds for some blocks is selected with ``xp.where``.
+
+ERR's cascade and judged@k take blocks of their own from the NumPy rank structure; the label index in
+another namespace, one relevant item of grade 1 per query, is ERR's one-item case.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_reciprocal, harmonic,
+                            symmetric_means)
+from ._registry import list_kernel
+from ._segments import (exclusive_first, exclusive_segment_sum, first_true_per_segment, local_exclusive_sum,
+                        segment_starts, segment_sum)
+from ._xp import NUMPY, is_numpy
+from .exceptions import InputValueError
+
+_DISCOUNT_CACHE = {}
+
+
+def _cumulative_discount(n, xp=NUMPY, device=None):
+    """D(p) = sum_{j<=p} 1 / log2(1 + j) for p = 0..n (at least), as a table indexed by p.
+
+    NumPy keeps one table, grown as needed; its prefix is the same whatever its length (a running sum).
+    """
+    n = int(n)
+    if is_numpy(xp):
+        table = _DISCOUNT_CACHE.get("table")
+        if table is None or table.size <= n:
+            table = _discount_table(xp, max(n, 1023), None)
+            _DISCOUNT_CACHE["table"] = table
+        return table
+    return _discount_table(xp, n, device)
+
+
+def _discount_table(xp, n, device):
+    positions = xp.arange(2, n + 2, dtype=xp.float64, **({} if device is None else {"device": device}))
+    zero = xp.zeros(1, dtype=xp.float64, **({} if device is None else {"device": device}))
+    return xp.concat([zero, xp.cumulative_sum(1.0 / xp.log2(positions))])
+
+
+def _lookup(xp, table, index):
+    """``table[index]`` for an integer array ``index`` of any shape."""
+    return xp.reshape(xp.take(table, xp.reshape(index, (-1,))), index.shape)
+
+
+def ideal_dcg(query, gain, n_queries, k=None):
+    """DCG of each query's gains in decreasing order (its ideal list), cut at ``k`` (NumPy layout).
+
+    ``query`` and ``gain`` list the positive gains of every query in any order. The equal gains of a
+    query fill a run of places of its ideal list, whose discounts sum to a difference of the
+    cumulative table (a run of one item: its own discount); a query's runs are added one after the
+    other, its largest gain first. A query's value so depends on its own gains only, not on the other
+    queries of the call: a relevance matrix ranked in chunks of rows, or queries split into parts,
+    give the numbers of all queries at once. The runs are counted per query and value when the gains
+    take a few integer values (graded relevance, linear or exponential gain): no sort; otherwise the
+    gains are sorted by query and decreasing gain.
+    """
+    if gain.size == 0:
+        return np.zeros(n_queries)
+    runs = _integer_gain_runs(query, gain, n_queries)
+    if runs is None:
+        order = np.lexsort((-gain, query))
+        q, g = query[order], gain[order]
+        new = segment_starts(q)
+        new[1:] |= g[1:] != g[:-1]
+        first = np.flatnonzero(new)
+        runs = q[first], g[first], np.diff(np.append(first, q.size))
+    run_query, run_gain, run_count = runs
+    # the place of each run's first item in its query's ideal list (integers: exact)
+    before = np.cumsum(run_count) - run_count
+    start = before - before[exclusive_first(run_query)]
+    end = start + run_count
+    cut = np.inf if k is None else float(k)
+    table = _cumulative_discount(min(int(end.max()), cut))
+    spread = table[np.minimum(end, cut).astype(np.int64)] - table[np.minimum(start, cut).astype(np.int64)]
+    single = run_count == 1
+    spread[single] = np.where(start[single] < cut, 1.0 / np.log2(start[single] + 2.0), 0.0)
+    # bincount adds each query's runs in their order, from zero
+    return np.bincount(run_query, weights=run_gain * spread, minlength=n_queries)
+
+
+def _integer_gain_runs(query, gain, n_queries):
+    """(query, gain, count) of each run of equal gains of a query, by query and decreasing gain, counted per
+    query and value; None unless the gains are a few integer values (the counts' table stays small)."""
+    if gain.max() > 1 << 16:
+        return None
+    whole = gain.astype(np.int64)
+    if not np.array_equal(whole, gain):
+        return None
+    histogram = np.bincount(whole)
+    values = np.flatnonzero(histogram)[::-1]  # decreasing
+    n_values = values.size
+    if n_queries * n_values > 4 * gain.size + 4096:
+        return None
+    column = n_values - np.cumsum(histogram > 0)  # column of each gain value, the largest first
+    counts = np.bincount(query * n_values + column[whole], minlength=n_queries * n_values)
+    cell = np.flatnonzero(counts)  # by query, then decreasing gain
+    return cell // n_values, values[cell % n_values].astype(np.float64), counts[cell]
+
+
+class SegmentBlocks:
+    """NumPy layout: the blocks of every query as flat arrays (a ``_ranks.Blocks``, sorted by query)."""
+
+    xp = NUMPY
+
+    def __init__(self, blocks, n_queries):
+        self.blocks, self.n_queries = blocks, n_queries
+        self.start, self.size, self.n_rel, self.gain = blocks.start, blocks.size, blocks.n_rel, blocks.gain
+        self.unjudged_before, self.unjudged = blocks.unjudged_before, blocks.unjudged
+        self._before = None
+
+    @property
+    def before(self):
+        """The relevant items of the query ranked before each block."""
+        if self._before is None:
+            self._before = exclusive_segment_sum(self.n_rel, self.blocks.query)
+        return self._before
+
+    def total(self, values):
+        """The sum of ``values`` (one per block) per query."""
+        return segment_sum(self.blocks.query, values, self.n_queries)
+
+    def per_block(self, values):
+        """``values`` (one per query) for each block."""
+        return values[self.blocks.query]
+
+    @staticmethod
+    def select(mask, fn, args, otherwise=0.0):
+        """``fn(*args)`` where ``mask`` holds, ``otherwise`` elsewhere; ``fn`` sees the entries of ``mask`` only."""
+        out = np.array(np.broadcast_to(otherwise, mask.shape), dtype=np.float64)
+        if mask.any():
+            out[mask] = fn(*(a[mask] for a in args))
+        return out
+
+    def at_first_relevant(self, fn):
+        """``fn(s, m, r)`` of each query's first block holding a relevant item; 0 for a query without one."""
+        first = first_true_per_segment(self.n_rel > 0, self.blocks.query, self.n_queries)
+        out = np.zeros(self.n_queries)
+        has = first >= 0
+        idx = first[has]
+        out[has] = fn(self.start[idx], self.size[idx], self.n_rel[idx])
+        return out
+
+    def ideal_dcg(self, stats, k):
+        return ideal_dcg(stats.ideal_query, stats.ideal_gain, self.n_queries, k)
+
+
+class RowBlocks:
+    """Layout of any namespace: blocks as matrices, one row per query, one column per slot.
+
+    ``blocks`` maps ``s``, ``size``, ``n_rel``, ``gain`` and ``before`` (the relevant items ranked before
+    the block) to such matrices; a slot without a block has ``n_rel`` and ``gain`` 0 and ``size`` 1.
+    """
+
+    unjudged_before = unjudged = None  # no unjudged candidates in a namespace's layouts
+
+    def __init__(self, xp, blocks):
+        self.xp = xp
+        self.start, self.size, self.n_rel = blocks["s"], blocks["size"], blocks["n_rel"]
+        self.gain, self.before = blocks["gain"], blocks["before"]
+        self.n_queries = self.start.shape[0]
+
+    def total(self, values):
+        return self.xp.sum(values, axis=1)
+
+    def per_block(self, values):
+        return values[:, None]
+
+    def select(self, mask, fn, args, otherwise=0.0):
+        return self.xp.where(mask, fn(*args), otherwise)
+
+    def at_first_relevant(self, fn):
+        xp = self.xp
+        has = xp.any(self.n_rel > 0, axis=1)
+        idx = xp.argmax(xp.astype(self.n_rel > 0, xp.int8), axis=1)[:, None]
+        at = (lambda values: xp.take_along_axis(values, idx, axis=1)[:, 0])
+        return xp.where(has, fn(at(self.start), at(self.size), xp.where(has, at(self.n_rel), 1.0)), 0.0)
+
+    def ideal_dcg(self, stats, k):
+        # stats.ideal: each row's positive gains in decreasing order
+        xp, ideal = self.xp, stats.ideal
+        position = xp.arange(ideal.shape[1], dtype=xp.float64, device=_device(ideal))[None, :]
+        discount = 1.0 / xp.log2(position + 2.0)
+        if k is not None:
+            discount = xp.where(position < k, discount, 0.0)
+        return xp.sum(ideal * discount, axis=1)
+
+
+class RowStats:
+    """Per-query facts of a :class:`RowBlocks` layout (every relevant candidate is in the list, judged)."""
+
+    max_grade = None
+
+    def __init__(self, xp, n_candidates, n_relevant, ideal):
+        self.n_candidates, self.n_relevant, self.ideal = n_candidates, n_relevant, ideal
+        self.n_rel_retrieved = n_relevant
+        self.n_judged_nonrel = n_candidates - n_relevant
+
+
+def _device(x):
+    from ._sklearn_compat import array_device
+
+    return array_device(x)
+
+
+class ListKernels:
+    """Per-query list metrics from the blocks of one tie policy, in any array namespace.
+
+    ``binary`` and ``gain_blocks`` are the blocks of the relevant items and of the gain items (the same
+    blocks unless graded gains order a tie block's items differently), in a layout
+    (:class:`SegmentBlocks` or :class:`RowBlocks`); ``stats`` the per-query facts (``n_candidates``,
+    ``n_relevant``, ``n_rel_retrieved``, ``n_judged_nonrel``, ``max_grade``, and the ideal gains the
+    layout's ``ideal_dcg`` reads). ``structure`` and ``ties`` (NumPy) give ERR and judged@k their blocks.
+    :meth:`numpy` and :meth:`rows` build it from the engine's structures.
+    """
+
+    def __init__(self, binary, gain_blocks, stats, ap_denominator="relevant", structure=None, ties=None):
+        self.xp = binary.xp
+        self.binary, self.gain_blocks, self.stats = binary, gain_blocks, stats
+        self.n_queries = binary.n_queries
+        self.ap_denominator = ap_denominator
+        self.structure, self.ties = structure, ties
+
+    @classmethod
+    def numpy(cls, binary, gain_blocks, stats, n_queries, ap_denominator="relevant", structure=None, ties=None):
+        """From NumPy ``_ranks.Blocks`` of every query and its ``QueryStats``."""
+        binary_segments = SegmentBlocks(binary, n_queries)
+        gain_segments = binary_segments if gain_blocks is binary else SegmentBlocks(gain_blocks, n_queries)
+        return cls(binary_segments, gain_segments, stats, ap_denominator, structure, ties)
+
+    @classmethod
+    def rows(cls, xp, binary, gain_blocks, stats, ap_denominator="relevant"):
+        """From matrices of another namespace (see :class:`RowBlocks`); ``stats`` maps ``n_candidates``,
+        ``n_relevant`` and ``ideal`` (each row's positive gains in decreasing order) to per-row arrays."""
+        binary_rows = RowBlocks(xp, binary)
+        gain_rows = binary_rows if gain_blocks is binary else RowBlocks(xp, gain_blocks)
+        return cls(binary_rows, gain_rows, RowStats(xp, stats["n_candidates"], stats["n_relevant"], stats["ideal"]),
+                   ap_denominator)
+
+    @classmethod
+    def label_index(cls, xp, s, size, num_candidates, ap_denominator="relevant"):
+        """The label index in a namespace: one relevant candidate of gain 1 per query, after ``s`` others in
+        a tie block of ``size``, among ``num_candidates``: one block per query, one column."""
+        ones = xp.ones_like(s)[:, None]
+        blocks = dict(s=s[:, None], size=size[:, None], n_rel=ones, gain=ones, before=xp.zeros_like(ones))
+        return cls.rows(xp, blocks, blocks, dict(n_candidates=num_candidates, n_relevant=ones[:, 0], ideal=ones),
+                        ap_denominator)
+
+    # -- shared steps -------------------------------------------------------------------------
+    def _k(self, k):
+        """The cut-off of each query (inf: none)."""
+        return self.xp.full_like(self.stats.n_relevant, float("inf") if k is None else float(k),
+                                 dtype=self.xp.float64)
+
+    def _in_top(self, blocks, k_of_query):
+        """Number of each block's positions inside the top k (k per query)."""
+        xp = self.xp
+        k = blocks.per_block(k_of_query)
+        return _clip(xp, xp.floor(xp.minimum(k, 2.0 ** 62) - blocks.start), 0.0, blocks.size)
+
+    def _divide(self, num, den, fill=0.0):
+        """num / den where den > 0, ``fill`` elsewhere."""
+        xp = self.xp
+        ok = den > 0
+        return xp.where(ok, num / xp.where(ok, den, 1.0), fill)
+
+    def hits_count(self, k_of_query):
+        b = self.binary
+        return b.total(b.n_rel * self._in_top(b, k_of_query) / b.size)
+
+    # -- one method per list metric, named in the registry (``_registry``), each taking the cut-off k ------
+    def reciprocal_rank(self, k):
+        return self.binary.at_first_relevant(lambda s, m, r: expect_reciprocal(s, m, r, k=k, xp=self.xp))
+
+    def hit(self, k):
+        return self.binary.at_first_relevant(lambda s, m, r: expect_hits(s, m, r, k, xp=self.xp))
+
+    def precision(self, k):
+        return self.hits_count(self._k(k)) / k
+
+    def recall(self, k):
+        return self._divide(self.hits_count(self._k(k)), self.stats.n_relevant)
+
+    def f1(self, k):
+        return 2 * self.hits_count(self._k(k)) / (k + self.stats.n_relevant)
+
+    def r_precision(self, k):
+        n_relevant = self.stats.n_relevant
+        return self._divide(self.hits_count(self.xp.astype(n_relevant, self.xp.float64)), n_relevant)
+
+    def relevant_retrieved(self, k):
+        return self.hits_count(self._k(k))
+
+    def average_precision(self, k):
+        xp, n_relevant = self.xp, self.stats.n_relevant
+        if self.ap_denominator == "capped":  # Spark's and LightGBM's MAP@k: min(k, relevant)
+            denominator = n_relevant if k is None else xp.minimum(n_relevant, float(k))
+        elif self.ap_denominator == "retrieved":  # torchmetrics: the relevant items in the top k
+            denominator = self._exact_hits_count(k)
+        else:
+            denominator = n_relevant
+        return self._divide(self._ap_sum(self._k(k)), denominator)
+
+    def _exact_hits_count(self, k):
+        """The relevant items in the top k, where no tie order can change that number."""
+        xp, b = self.xp, self.binary
+        t = self._in_top(b, self._k(k))
+        uncertain = (t > 0) & (t < b.size) & (b.n_rel > 0) & (b.n_rel < b.size)
+        if bool(xp.any(uncertain)):
+            raise InputValueError(
+                "ap_denominator='retrieved' divides by the number of relevant items in the top k, which depends "
+                "on the order of tied candidates across the cut-off; its expectation over tie orders has no "
+                "closed form here. Choose ties='ordinal', 'optimistic' or 'pessimistic'. Got ties='expected' "
+                f"with {int(xp.count_nonzero(uncertain))} such tie blocks instead.")
+        return self.hits_count(self._k(k))
+
+    def _ap_sum(self, k_of_query):
+        # Expected precision at each relevant position of a block (McSherry & Najork 2008):
+        # position i of the block is relevant with probability r/m, and then the expected number
+        # of relevant items at or above it is c + 1 + (i - 1)(r - 1)/(m - 1).
+        xp, b = self.xp, self.binary
+        t = self._in_top(b, k_of_query)
+        a_coef = b.n_rel / b.size * (b.before + 1)
+        multi = b.size > 1
+        # (m - 1 >= 1 where multi holds; the maximum keeps a RowBlocks layout's other slots from dividing by 0)
+        b_coef = b.select(multi, lambda r, m: r / m * (r - 1) / xp.maximum(m - 1, 1.0), (b.n_rel, b.size))
+        single = xp.where(t > 0, a_coef / (b.start + 1), 0.0)
+
+        def spread(a, c, s, tm):
+            return (a - c * (s + 1)) * (harmonic(s + tm, xp=xp) - harmonic(s, xp=xp)) + c * tm
+
+        return b.total(b.select(multi, spread, (a_coef, b_coef, b.start, t), single))
+
+    def dcg(self, k):
+        return self._dcg(self._k(k))
+
+    def ndcg(self, k):
+        return self._divide(self._dcg(self._k(k)), self.binary.ideal_dcg(self.stats, k))
+
+    def _dcg(self, k_of_query):
+        # a tie block of m places from s spreads its gain evenly: gain / m (D(s + t) - D(s)), D the
+        # cumulative discount, t its places in the top k; one place: gain / log2(s + 2)
+        xp, g = self.xp, self.gain_blocks
+        t = self._in_top(g, k_of_query)
+        point = xp.where(t > 0, g.gain / xp.log2(g.start + 2), 0.0)
+        multi = (g.size > 1) & (g.gain > 0)
+        if not bool(xp.any(multi)):
+            return g.total(point)
+        as_int = (lambda v: xp.astype(v, xp.int64))
+        top = int(xp.max(xp.where(multi, as_int(g.start) + as_int(t), 0)))
+        table = _cumulative_discount(top, xp, None if is_numpy(xp) else _device(t))
+
+        def spread(gain, size, s, tm):
+            s = as_int(s)
+            end = s + as_int(tm)
+            # (the slots of a RowBlocks layout outside `multi` are computed too: kept within the table)
+            return gain / size * (_lookup(xp, table, xp.minimum(end, top)) - _lookup(xp, table, xp.minimum(s, top)))
+
+        return g.total(g.select(multi, spread, (g.gain, g.size, g.start, t), point))
+
+    def auc(self, k):
+        # Pairs (relevant, non-relevant) ordered correctly; tied pairs count half under "expected"
+        # and "realistic" (the block start already carries the half for realistic blocks).
+        b, st = self.binary, self.stats
+        n_nonrel = st.n_candidates - st.n_rel_retrieved
+        nonrel_before = b.start - b.before
+        nonrel_tied = b.size - b.n_rel
+        correct = b.n_rel * (b.per_block(n_nonrel) - nonrel_before - nonrel_tied / 2)
+        pairs = st.n_rel_retrieved * n_nonrel
+        return self._divide(b.total(correct), pairs, float("nan"))
+
+    def bpref(self, k):
+        # trec_eval's bpref: (1/R) sum over retrieved relevant items of 1 - min(n, R) / min(N, R), n the
+        # judged non-relevant items ranked above it (unjudged ones are skipped), N all judged non-relevant
+        # items. Within a tie block of u judged non-relevant items, the number of them above a given
+        # relevant item is uniform on 0..u under random tie orders (its place among them and itself).
+        xp, b, st = self.xp, self.binary, self.stats
+        n_rel = st.n_relevant
+        unjudged_before = 0.0 if b.unjudged_before is None else b.unjudged_before
+        unjudged_tied = 0.0 if b.unjudged is None else b.unjudged
+        before = b.start - b.before - unjudged_before
+        tied = b.size - b.n_rel - unjudged_tied
+        r = b.per_block(n_rel)
+        d = b.per_block(xp.minimum(st.n_judged_nonrel, n_rel))
+
+        def total(count, r):  # sum of min(t, r) over t = 0..count, for count >= -1
+            return xp.where(count <= r, count * (count + 1) / 2, r * (r + 1) / 2 + (count - r) * r)
+
+        def mean_min(c, u, r):  # the mean of min(c + x, r) over x = 0..u
+            return (total(c + u, r) - total(c - 1, r)) / (u + 1)
+
+        mean = b.select(tied > 0, mean_min, (before, tied, r), xp.minimum(before, r))
+        share = self._divide(mean, d)
+        return self._divide(b.total(b.n_rel * (1.0 - share)), n_rel)
+
+    def rbp(self, k, p):
+        # (1 - p) sum_i rel_i p^(i - 1); a tie block of m places from s gives each of its items the mean
+        # weight (1 - p) (p^s + ... + p^(s + m - 1)) / m = p^s (1 - p^m) / m.
+        xp, b = self.xp, self.binary
+        log_p = float(np.log(p))
+        weight = xp.exp(b.start * log_p) * -xp.expm1(b.size * log_p) / b.size
+        return b.total(b.n_rel * weight)
+
+    def err(self, k, max_grade=None):
+        # Chapelle et al. 2009: sum_r R_r / r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^g_max, g_max the
+        # fixed ``max_grade`` or else the query's largest judged grade.
+        if self.structure is None:  # the label index of a namespace: one item of grade 1 per query
+            if max_grade is not None and 1.0 > max_grade:
+                raise InputValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
+                                      f"{max_grade:g}. Got grade 1.0 instead.")
+            top = 1.0 if max_grade is None else float(max_grade)
+            _, go_on = _cascade(np.float64(1.0), np.float64(top))
+            return float(1.0 - go_on) * self.reciprocal_rank(k)
+        return self._err_cascade(k, max_grade)
+
+    def _err_cascade(self, k, max_grade):
+        # NumPy: the items come as blocks of places (one place each, except the tie blocks of
+        # ties="expected", whose exact expectation is in ``_expectations``: the stopping chances of the
+        # blocks' items and their places are independent).
+        items = self.structure.item_blocks(self.ties)
+        # a tie block's items by grade: a canonical order for its sums (the sort that made the blocks leaves
+        # tied rows in an order that depends on the other queries' rows)
+        order = np.lexsort((items.grade, items.start, items.query))
+        q, start, size, grade = items.query[order], items.start[order], items.size[order], items.grade[order]
+        if max_grade is None:
+            top = self.stats.max_grade[q]
+        else:
+            if grade.size and grade.max() > max_grade:
+                raise InputValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
+                                      f"{max_grade:g}. Got grade {float(grade.max())!r} instead.")
+            top = np.full(q.size, float(max_grade))
+        stop, go_on = _cascade(grade, top)
+        if not q.size:
+            return np.zeros(self.n_queries)
+        small = stop < 0.5
+        log_go_on = np.empty_like(stop)
+        log_go_on[small] = np.log1p(-stop[small])  # accurate for small stopping chances
+        log_go_on[~small] = np.log(go_on[~small])  # go_on >= 2**-top > 0
+        new = np.ones(q.size, dtype=bool)
+        new[1:] = (q[1:] != q[:-1]) | (start[1:] != start[:-1])
+        block = np.cumsum(new) - 1
+        n_blocks = int(block[-1]) + 1
+        block_q, block_start, block_size = q[new], start[new], size[new]
+        count = np.bincount(block, minlength=n_blocks)
+        # the chance of reaching each block: every item of the query's earlier blocks failed to stop
+        failed = np.bincount(block, weights=log_go_on, minlength=n_blocks)
+        reach = np.exp(local_exclusive_sum(failed, block_q))
+        means = symmetric_means(go_on, block, count)
+        pair_block = np.repeat(np.arange(n_blocks), count)
+        i = np.arange(pair_block.size) - (np.cumsum(count) - count)[pair_block] + 1
+        at = (np.cumsum(count + 1) - (count + 1))[pair_block] + i
+        stops_at_i = means[at - 1] - means[at]
+        place = expect_order_reciprocal(block_start[pair_block], block_size[pair_block], count[pair_block], i,
+                                        self._k(k)[block_q[pair_block]])
+        per_block = np.bincount(pair_block, weights=stops_at_i * place, minlength=n_blocks) * reach
+        return segment_sum(block_q, per_block, self.n_queries)
+
+    def judged(self, k):
+        # judged candidates among the top k, divided by k (as p@k)
+        blocks = self.structure.judged_blocks(self.ties) if self.structure is not None else None
+        if blocks is None:  # every candidate is judged
+            return self.xp.minimum(self.stats.n_candidates, float(k)) / k
+        judged = SegmentBlocks(blocks, self.n_queries)
+        return judged.total(judged.n_rel * self._in_top(judged, self._k(k)) / judged.size) / k
+
+    def compute(self, base, k, param=None):
+        """The per-query values of the list metric ``base`` (a registry name) at cut-off ``k``, with the
+        metric's parameter ``param`` when it has one (rbp's p, err's max_grade)."""
+        method = getattr(self, list_kernel(base))
+        return method(k) if base not in ("rbp", "err") else method(k, param)
+
+
+def _cascade(grade, top):
+    """ERR's chance that an item of ``grade`` stops the user, (2^g - 1) / 2^top, and that it does not,
+    1 - that, both without overflow (NumPy arrays or scalars)."""
+    stop = -np.expm1(-grade * np.log(2.0)) * np.exp2(grade - top)
+    # 1 - R = (2^top - 2^g + 1) / 2^top exactly: from about grade 53 on, R rounds to 1 and log1p(-R)
+    # would be -inf (the query's later items unreachable, but -inf - -inf in the segment sums is NaN)
+    go_on = np.exp2(-top) + (1.0 - np.exp2(grade - top))
+    return stop, go_on
