@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass, replace
 import math
 
+from ._checks import check_positive_int
 from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["MetricSpec", "get_metric", "metric_names"]
@@ -445,11 +446,7 @@ def with_k(spec, k):
         if spec.takes_k == "required" and spec.k is None:
             raise InputValueError(f"`k` is required for {spec.name!r}. Got None instead.")
         return spec
-    if isinstance(k, bool) or not isinstance(k, (int,)) and not (hasattr(k, "dtype") and k.dtype.kind in "iu"):
-        raise InputTypeError(f"`k` must be a positive integer. Got {k!r} of type {type(k).__name__} instead.")
-    k = int(k)
-    if k < 1:
-        raise InputValueError(f"`k` must be a positive integer. Got {k} instead.")
+    k = check_positive_int(k, "k", type_error=True)
     if spec.takes_k == "no":
         raise InputValueError(f"Metric {spec.name!r} takes no cut-off. Got k={k} instead.")
     return replace(spec, k=k, name=_display(spec.base, k, spec.param))

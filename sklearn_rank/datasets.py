@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._checks import check_positive_int
 from .io._svmlight import dump_svmlight_ranking, load_svmlight_ranking
 from .exceptions import InputValueError
 
@@ -16,12 +17,6 @@ __all__ = ["make_ranking", "load_svmlight_ranking", "dump_svmlight_ranking"]
 for _public in (load_svmlight_ranking, dump_svmlight_ranking):
     _public.__module__ = __name__
 del _public
-
-
-def _positive_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise InputValueError(f"`{name}` must be an integer >= {minimum}. Got {value!r} instead.")
-    return int(value)
 
 
 def make_ranking(n_queries=100, n_candidates=20, n_features=10, *, n_informative=None, n_relevance_levels=4,
@@ -79,10 +74,10 @@ def make_ranking(n_queries=100, n_candidates=20, n_features=10, *, n_informative
     >>> set(y.tolist()) <= {0, 1, 2, 3}
     True
     """
-    n_queries = _positive_int(n_queries, "n_queries")
-    n_features = _positive_int(n_features, "n_features")
-    n_relevance_levels = _positive_int(n_relevance_levels, "n_relevance_levels", minimum=2)
-    n_informative = n_features if n_informative is None else _positive_int(n_informative, "n_informative")
+    n_queries = check_positive_int(n_queries, "n_queries")
+    n_features = check_positive_int(n_features, "n_features")
+    n_relevance_levels = check_positive_int(n_relevance_levels, "n_relevance_levels", minimum=2)
+    n_informative = n_features if n_informative is None else check_positive_int(n_informative, "n_informative")
     if n_informative > n_features:
         raise InputValueError(f"`n_informative` must be <= n_features ({n_features}). Got {n_informative} instead.")
     if not isinstance(noise, numbers.Real) or not noise >= 0:
@@ -93,11 +88,11 @@ def make_ranking(n_queries=100, n_candidates=20, n_features=10, *, n_informative
     if isinstance(n_candidates, tuple):
         if len(n_candidates) != 2:
             raise InputValueError(f"`n_candidates` must be an int or a (low, high) pair. Got {n_candidates!r} instead.")
-        low = _positive_int(n_candidates[0], "n_candidates[0]")
-        high = _positive_int(n_candidates[1], "n_candidates[1]", minimum=low)
+        low = check_positive_int(n_candidates[0], "n_candidates[0]")
+        high = check_positive_int(n_candidates[1], "n_candidates[1]", minimum=low)
         sizes = rng.randint(low, high + 1, size=n_queries)
     else:
-        sizes = np.full(n_queries, _positive_int(n_candidates, "n_candidates"))
+        sizes = np.full(n_queries, check_positive_int(n_candidates, "n_candidates"))
     n_rows = int(sizes.sum())
     qid = np.repeat(np.arange(n_queries), sizes)
 

@@ -8,13 +8,13 @@ loaded by the command line, which does not need it.
 
 from __future__ import annotations
 
-import numbers
 import os
 import re
 import warnings
 
 import numpy as np
 
+from .._checks import check_positive_int
 from ..exceptions import InputTypeError, InputValueError
 
 __all__ = ["load_svmlight_ranking", "dump_svmlight_ranking"]
@@ -163,9 +163,8 @@ def load_svmlight_ranking(path, *, query_file=None, n_features=None, dtype=np.fl
     name = _check_path(path, "path")
     if query_file is not None and query_file is not False:
         query_file = _check_path(query_file, "query_file")
-    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral)
-                                   or n_features < 1):
-        raise InputValueError(f"`n_features` must be None or an integer >= 1. Got {n_features!r} instead.")
+    if n_features is not None:
+        n_features = check_positive_int(n_features, "n_features", rule="None or an integer >= 1")
     if not (zero_based is True or zero_based is False or (isinstance(zero_based, str) and zero_based == "auto")):
         raise InputValueError(f"`zero_based` must be True, False or 'auto'. Got {zero_based!r} instead.")
     if not isinstance(dense, (bool, np.bool_)):

@@ -51,12 +51,6 @@ def _axes(ax, caller):
 # --------------------------------------------------------------------------------------------
 # checks
 # --------------------------------------------------------------------------------------------
-def _positive_int(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise InputValueError(f"`{name}` must be a positive integer. Got {value!r} instead.")
-    return int(value)
-
-
 def _choice(value, name, allowed):
     if not any(value is a or (isinstance(value, str) and value == a) for a in allowed):
         raise InputValueError(f"`{name}` must be one of {', '.join(repr(a) for a in allowed)}. Got {value!r} instead.")

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _engine
+from .._checks import check_positive_int
 from .._registry import base_spec, with_k
 from ._base import (LOG_SCALE_RATIO, _D, _axes, _bool, _check_ax, _check_keywords, _estimator_inputs,
-                    _estimator_name, _first_outside, _merge, _name, _no_target, _numbers, _positive_int)
+                    _estimator_name, _first_outside, _merge, _name, _no_target, _numbers)
 from ..exceptions import InputValueError
 
 # The hits@k curve goes up to this cut-off by default (or the largest candidate count, if smaller).
@@ -37,7 +38,7 @@ def _constant_scores(y_score):
 def _hits_curve(y_true, y_score, k, options):
     if k is None:
         k = min(DEFAULT_MAX_K, _largest_candidate_count(y_true, y_score, options))
-    k = _positive_int(k, "k")
+    k = check_positive_int(k, "k")
     cutoffs = np.arange(1, k + 1)
     # The hit rate's own spec, not the name "hits@k": a preset reads names the peer's way (ranx's hits@k
     # counts the relevant items in the top k), and the curve is the hit rate under every preset.

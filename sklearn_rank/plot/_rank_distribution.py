@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _engine
+from .._checks import check_positive_int
 from ._base import (LOG_SCALE_RATIO, _D, _axes, _bool, _check_ax, _check_keywords, _choice, _estimator_inputs,
-                    _estimator_name, _first_outside, _merge, _name, _no_target, _numbers, _positive_int)
+                    _estimator_name, _first_outside, _merge, _name, _no_target, _numbers)
 from ..exceptions import InputValueError
 
 _RANK_VARIANTS = ("realistic", "optimistic", "pessimistic", "ordinal", "expected")
@@ -245,7 +246,7 @@ class RankDistributionDisplay:
         self.name = _name(name, "name")
         _choice(log_scale, "log_scale", _LOG_SCALE)
         if n_bins is not None:
-            n_bins = _positive_int(n_bins, "n_bins")
+            n_bins = check_positive_int(n_bins, "n_bins")
         max_rank = int(self.num_candidates.max())
         self.log_scale = bool(max_rank > LOG_SCALE_RATIO) if log_scale == "auto" else bool(log_scale)
         bounds = _rank_bins(max_rank, self.log_scale, n_bins)
@@ -456,6 +457,6 @@ def _check_drawing(ax, log_scale, n_bins, plot_baseline, kwargs, caller, method)
     _check_ax(ax, caller)
     _choice(log_scale, "log_scale", _LOG_SCALE)
     if n_bins is not None:
-        _positive_int(n_bins, "n_bins")
+        check_positive_int(n_bins, "n_bins")
     _bool(plot_baseline, "plot_baseline")
     _check_keywords(kwargs, "bar", caller, method, hints=_HINTS)

@@ -3,10 +3,11 @@
 import numpy as np
 from scipy import stats as _scipy_stats
 
+from .._checks import check_positive_int
 from ..exceptions import DegenerateDataWarning, InputTypeError, InputValueError
 from ._results import ConfidenceInterval
-from ._validation import (_BOOTSTRAP_METHODS, _as_values, _check_confidence_level, _check_n_resamples,
-                          _check_rng, _format_choices, _warn)
+from ._validation import (_BOOTSTRAP_METHODS, _as_values, _check_confidence_level, _check_rng, _format_choices,
+                          _warn)
 
 
 def bootstrap_ci(values, *, statistic=np.mean, confidence_level=0.95, n_resamples=9999, method="BCa", rng=None):
@@ -64,7 +65,7 @@ def bootstrap_ci(values, *, statistic=np.mean, confidence_level=0.95, n_resample
     if not callable(statistic):
         raise InputTypeError(f"`statistic` must be callable. Got {type(statistic).__name__} instead.")
     confidence_level = _check_confidence_level(confidence_level)
-    n_resamples = _check_n_resamples(n_resamples)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     methods = {choice.lower(): choice for choice in _BOOTSTRAP_METHODS}
     if not isinstance(method, str) or method.lower() not in methods:
         raise InputValueError(f"`method` must be one of {_format_choices(_BOOTSTRAP_METHODS)}. Got {method!r} instead.")

@@ -5,6 +5,7 @@ import math
 import numpy as np
 from scipy import stats as _scipy_stats
 
+from .._checks import check_positive_int
 from ..exceptions import DegenerateDataWarning
 from ._hodges_lehmann import _median_of, _PairwiseDifferences, _WalshAverages
 from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterval, _mean, _mean_difference,
@@ -12,8 +13,8 @@ from ._intervals import (_bootstrap_data, _BootstrapInterval, _MannWhitneyInterv
                          _WeightedMeanDifference, _WilcoxonInterval)
 from ._pairing import _prepare
 from ._results import ComparisonResult, _replaced, _with_interval
-from ._validation import (TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level,
-                          _check_n_resamples, _check_paired, _check_rng, _warn)
+from ._validation import (TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level, _check_paired,
+                          _check_rng, _warn)
 
 
 def _weighted(weights):
@@ -336,7 +337,7 @@ def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_re
     _check_choice(test, "test", TESTS)
     _check_choice(alternative, "alternative", _ALTERNATIVES)
     confidence_level = _check_confidence_level(confidence_level)
-    n_resamples = _check_n_resamples(n_resamples)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     paired = _check_paired(paired)
     generator = _check_rng(rng)
     x, y, paired, test, (n_unpaired_a, n_unpaired_b), weights = _prepare(

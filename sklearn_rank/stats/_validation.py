@@ -43,13 +43,6 @@ def _check_confidence_level(confidence_level):
     return float(confidence_level)
 
 
-def _check_n_resamples(n_resamples):
-    if (isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, numbers.Integral)
-            or n_resamples < 1):
-        raise InputValueError(f"`n_resamples` must be a positive integer. Got {n_resamples!r} instead.")
-    return int(n_resamples)
-
-
 def _check_paired(paired):
     if paired is None:
         return None
