@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from . import _columns, _engine
+from . import _columns, _engine, _parts
 from ._inputs import ALL_EXCLUDED
 from .exceptions import InputTypeError, InputValueError
 
@@ -191,7 +191,7 @@ class _Stream:
     def __init__(self, evaluation, roles):
         self.evaluation = evaluation
         self.roles = roles  # a _columns.Roles: parameter -> column name
-        self.results = _engine.PartStore()  # the per-query values of the parts evaluated so far
+        self.results = _parts.PartStore()  # the per-query values of the parts evaluated so far
         self.pending = []  # column dicts of complete queries, not yet evaluated
         self.pending_rows = 0
         self.pending_start = None  # (batch, row) of the first pending row, for errors

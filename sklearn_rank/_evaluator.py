@@ -21,11 +21,6 @@ from ._scorer import check_metric_params, parse_scoring_name
 from ._sklearn_compat import EvaluatorTagsMixin, check_features, fitted_for_own_score_in_cv
 from .exceptions import InputValueError
 
-# What fit gives rankers and evaluation sets lives in _ranker_fit (moved from here unchanged); the rest of
-# what this module defined stays importable from it, as before.
-from ._ranker_fit import (_EVAL_DATA, _EVAL_ROW_PARAMS, _PER_QUERY_PARAMS, _ROW_PARAMS,  # noqa: F401
-                          _evaluation_sets, _follow_rows, _is_row_aligned, _reorder, _short_repr, _takes_parameter)
-
 __all__ = ["RankingEvaluator"]
 
 _DEFAULT_REPORT_METRICS = ("mrr", "map", "ndcg@10")

@@ -146,7 +146,7 @@ def _best_of_many(xp, s, m, r, many, kind, k=None, power=1, a=None):
             values[lo:hi] = np.bincount(owner, weights=terms, minlength=hi - lo)
         out[many] = values
         return out
-    from ._inputs import namespace_chunk
+    from ._namespace_inputs import namespace_chunk
     from ._sklearn_compat import array_device
 
     shape, device = s.shape, array_device(s)
@@ -198,7 +198,7 @@ def _hits_of_best(xp, m, r, t, many):
                      - gammaln(mm + 1) + gammaln(mm - rr + 1))
         out[many] = np.where(ok, -np.expm1(np.where(ok, log_ratio, 0.0)), 1.0)
         return out
-    from ._inputs import namespace_chunk
+    from ._namespace_inputs import namespace_chunk
     from ._sklearn_compat import array_device
 
     shape, device = m.shape, array_device(m)

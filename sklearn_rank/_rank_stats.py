@@ -21,6 +21,9 @@ from ._segments import first_true_per_segment
 from ._xp import NUMPY
 from .exceptions import UndefinedMetricWarning
 
+# The rank statistics measured against a random ranking: they need each target's number of candidates.
+ADJUSTED = frozenset({"amr", "amri", "agmri", "amrr", "ahits", "zmr", "zmrr", "zgmr", "zhits"})
+
 # scipy.stats.median_abs_deviation(scale="normal") divides by this constant, as PyKEEN does.
 _MAD_SCALE = 1.0 / ndtri(0.75)  # ndtri: the standard normal quantile, scipy.stats.norm.ppf
 

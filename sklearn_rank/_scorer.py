@@ -30,12 +30,6 @@ from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import ScorerRequester
 from .exceptions import InputTypeError, InputValueError
 
-# The query-id column of X and an estimator's scores per layout live in _estimator_inputs (moved from here
-# unchanged); the rest of what this module defined stays importable from it, as before.
-from ._estimator_inputs import (_binary_relevance, _check_class_columns, _class_scores, _estimator_chain,  # noqa: F401
-                                _multilabel_scores, _n_columns, _one_vs_one_columns, _positive_class_scores,
-                                _score_array, _target_array, drop_column)
-
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers", "make_multimetric_scorer"]
 
 # Options of the engine that describe how a metric is computed (not the data).

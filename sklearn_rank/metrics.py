@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from . import _engine
+from . import _engine, _namespace
 from ._conventions import default_options
 from ._registry import base_spec, with_k
 from .exceptions import InputTypeError, InputValueError
@@ -372,9 +372,9 @@ def positive_vs_negatives(y_pred_pos, y_pred_neg):
     >>> round(mean_reciprocal_rank(y_true, y_score, ties="realistic"), 4)   # ranks 1 and 2.5
     0.7
     """
-    xp = _engine.array_namespace(y_pred_neg)
+    xp = _namespace.array_namespace(y_pred_neg)
     if xp is not None:
-        return _engine.positive_vs_negatives_in_namespace(xp, y_pred_pos, y_pred_neg)
+        return _namespace.positive_vs_negatives_in_namespace(xp, y_pred_pos, y_pred_neg)
     pos = np.asarray(y_pred_pos)
     neg = np.asarray(y_pred_neg)
     if pos.ndim != 1:

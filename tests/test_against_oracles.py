@@ -835,7 +835,7 @@ def test_label_index_dense_mask_in_chunks_matches_the_oracle(ties, monkeypatch):
     # The dense exclusion mask folds into the chunked comparisons (item 22): every rank, the
     # candidate counts and the order-dependent ordinal rank against a loop over each row, with
     # many ties, NaN in excluded cells, and chunks of a few rows.
-    import sklearn_rank._ranks as ranks_module
+    import sklearn_rank._label_index as label_index_module
 
     rng = np.random.default_rng(71)
     n_queries, n_candidates = 150, 23
@@ -846,7 +846,7 @@ def test_label_index_dense_mask_in_chunks_matches_the_oracle(ties, monkeypatch):
     mask[5] = True  # a row with its target alone
     mask[5, target[5]] = False
     scores[mask & (rng.random(mask.shape) < 0.3)] = np.nan
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 100)  # 4 rows per chunk
+    monkeypatch.setattr(label_index_module, "_CHUNK_ELEMENTS", 100)  # 4 rows per chunk
     ranks = skr.compute_ranks(target, scores, exclude=mask)
     expected = [oracles.label_index_rank(scores[i].tolist(), target[i], mask[i].tolist())
                 for i in range(n_queries)]
@@ -871,7 +871,7 @@ def test_label_index_dense_masks_sparse_and_dense_match_the_oracle(n_candidates,
     # 30%. Small integer scores tie often; excluded cells hold NaN, or tie with the target, or
     # beat it, some of them before the target's column (input order). The same mask as a
     # sparse matrix (counted, then subtracted) gives the same ranks.
-    import sklearn_rank._ranks as ranks_module
+    import sklearn_rank._label_index as label_index_module
 
     rng = np.random.default_rng([73, n_candidates])
     n_queries = 61
@@ -892,7 +892,7 @@ def test_label_index_dense_masks_sparse_and_dense_match_the_oracle(n_candidates,
     mask[7] = True  # a row with its target alone
     mask[7, target[7]] = False
     # a few rows per chunk and a shorter last chunk; at least one 64-bit word per row
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 7 * n_candidates)
+    monkeypatch.setattr(label_index_module, "_CHUNK_ELEMENTS", 7 * n_candidates)
     expected = [oracles.label_index_rank(scores[i].tolist(), target[i], mask[i].tolist())
                 for i in range(n_queries)]
     for exclude in (mask, sp.csr_matrix(mask)):

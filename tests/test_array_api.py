@@ -455,9 +455,9 @@ def test_positive_vs_negatives_in_namespace(dispatch, xp):
 def test_many_chunks_give_the_same_values(dispatch, xp, ties, monkeypatch):
     """Chunks of a few rows (the chunk size is shrunk): every loop over rows and over expanded terms
     runs many times, and the values are those of one chunk."""
-    import sklearn_rank._inputs as inputs
+    import sklearn_rank._namespace_inputs as namespace_inputs
 
-    monkeypatch.setattr(inputs, "NAMESPACE_CHUNK_CPU", 64)
+    monkeypatch.setattr(namespace_inputs, "NAMESPACE_CHUNK_CPU", 64)
     score, target, mask = _label_index_data(18)
     score[7, (target[7] + 1) % 13] = np.nan
     mask[7, (target[7] + 1) % 13] = False

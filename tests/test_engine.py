@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import sklearn_rank._label_index as label_index_module
 import sklearn_rank._ranks as ranks_module
 from sklearn_rank import compute_ranks, evaluate
 from sklearn_rank._ranks import sort_rows
@@ -79,7 +80,7 @@ def test_label_index_chunks_and_sparse_filter_match_dense(monkeypatch):
     names = ["mr", "mrr", "hits@3", "amri"]
     reference = {t: evaluate(target, scores, exclude=mask, metrics=names, ties=t).summary
                  for t in ("expected", "ordinal", "pessimistic")}
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 30)  # a few rows per chunk
+    monkeypatch.setattr(label_index_module, "_CHUNK_ELEMENTS", 30)  # a few rows per chunk
     for ties, values in reference.items():
         assert evaluate(target, scores, exclude=sp.csr_matrix(mask), metrics=names, ties=ties).summary == \
             pytest.approx(values, rel=1e-12)
@@ -257,7 +258,7 @@ def test_label_index_counts_into_preallocated_buffers(monkeypatch, masked, stabl
 
     from sklearn_rank._inputs import prepare
 
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 1 << 18)
+    monkeypatch.setattr(label_index_module, "_CHUNK_ELEMENTS", 1 << 18)
     rng = np.random.default_rng(17)
     n_queries, n_candidates = 650, 4000  # 65 rows (260 kB of flags) per chunk, 10 chunks
     scores = rng.random((n_queries, n_candidates), dtype=np.float32)
@@ -266,11 +267,11 @@ def test_label_index_counts_into_preallocated_buffers(monkeypatch, masked, stabl
     mask[np.arange(n_queries), target] = False
     data = prepare(target, scores, exclude=mask if masked else None)
     # a first use imports modules lazily: not counted (under pytest-xdist this test may be a worker's first)
-    ranks_module.LabelIndexStructure(prepare(target[:2], scores[:2], exclude=mask[:2] if masked else None),
+    label_index_module.LabelIndexStructure(prepare(target[:2], scores[:2], exclude=mask[:2] if masked else None),
                                      stable=stable)
     tracemalloc.start()
     try:
-        ranks_module.LabelIndexStructure(data, stable=stable)
+        label_index_module.LabelIndexStructure(data, stable=stable)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -286,7 +287,7 @@ def test_row_counter_counts_match_a_plain_sum(n_columns):
     # and the kept flags masking the buffer.
     rng = np.random.default_rng(n_columns)
     n_rows = 6
-    counter = ranks_module._RowCounter(n_rows, n_columns, keep=True)
+    counter = label_index_module._RowCounter(n_rows, n_columns, keep=True)
     flags = rng.random((n_rows, n_columns)) < 0.5
     flags[0] = True
     flags[1] = False
@@ -310,7 +311,7 @@ def test_label_index_non_finite_scores(monkeypatch, exclude_kind):
     # Row sums that are not finite flag the rows to look at (NaN, and infinities, which are
     # ordinary scores); the error names the first row with a NaN score that is not excluded, in
     # whichever chunk it lies. Excluded cells may hold anything.
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 40)  # 4 rows of 10 per chunk
+    monkeypatch.setattr(label_index_module, "_CHUNK_ELEMENTS", 40)  # 4 rows of 10 per chunk
     rng = np.random.default_rng(23)
     scores = rng.random((13, 10))
     target = np.zeros(13, dtype=int)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import sklearn_rank as skr
-from sklearn_rank import _engine
+from sklearn_rank import _engine, _parts
 
 METRICS = ["mrr", "mrr@3", "map", "map@5", "ndcg", "ndcg@5", "dcg@3", "p@3", "r@5", "f1@3", "hits@1", "hits@10",
            "rprec", "auc", "num_rel_ret@5", "bpref", "rbp", "err@5", "judged@5",
@@ -166,7 +166,7 @@ def test_the_summary_is_identical_however_the_queries_are_split(string_qid, targ
             assert_identical(evaluation.reduce(parts), expected)
             assert_identical(evaluation.reduce(parts[::-1]), expected)
             # a stream's parts, joined as they come (evaluate_batches): in part order, or query ranges
-            store = _engine.PartStore()
+            store = _parts.PartStore()
             for part in parts:
                 store.add(part)
             assert_identical(evaluation.reduce([store.finish()], consume=True), expected)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sklearn_rank as skr
-from sklearn_rank import _engine, _inputs
+from sklearn_rank import _inputs, _matrix
 from sklearn_rank._lists import ideal_dcg
 from sklearn_rank.exceptions import UndefinedMetricWarning
 
@@ -99,8 +99,8 @@ def _whole_and_chunked(monkeypatch, function):
         with monkeypatch.context() as patch:
             patch.setattr(_inputs, "MATRIX_CHUNK", 1)  # one row per chunk
             kept = function()
-            patch.setattr(_engine, "MATRIX_KEPT_MIN", 0)
-            patch.setattr(_engine, "MATRIX_KEPT_SHARE", 1 << 40)  # no record kept past its chunk
+            patch.setattr(_matrix, "MATRIX_KEPT_MIN", 0)
+            patch.setattr(_matrix, "MATRIX_KEPT_SHARE", 1 << 40)  # no record kept past its chunk
             alone = function()
     return whole, kept, alone
 

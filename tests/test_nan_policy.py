@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 import sklearn_rank as skr
 from sklearn_rank import _inputs
-from sklearn_rank import _ranks as ranks_module
+from sklearn_rank import _label_index as label_index_module
 from sklearn_rank.exceptions import UndefinedMetricWarning
 
 try:
@@ -156,7 +156,7 @@ def test_omit_and_infinities_in_chunks_equal_exclude_and_the_whole(monkeypatch, 
     whole = _evaluate(y_true, with_nan, nan_policy="omit", exclude=mask, ties=ties)
     whole_ranks = skr.compute_ranks(y_true, with_nan, nan_policy="omit", exclude=mask)
     monkeypatch.setattr(_inputs, "MATRIX_CHUNK", 16)  # blocks of two queries
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 14)
+    monkeypatch.setattr(label_index_module, "_CHUNK_ELEMENTS", 14)
     if layout == "matrix":
         assert isinstance(_inputs.prepare(y_true, with_nan, nan_policy="omit"), _inputs.RelevanceMatrix)
     got = _evaluate(y_true, with_nan, nan_policy="omit", exclude=mask, ties=ties)
@@ -326,7 +326,7 @@ def test_infinite_true_scores_tie_with_each_other():
 @pytest.mark.parametrize("with_mask", ["none", "dense", "sparse"])
 def test_label_index_row_sums_with_infinities_find_only_nan(monkeypatch, dtype, with_mask):
     # Rows holding +inf and -inf sum to NaN: only an exact look at such rows tells NaN scores apart.
-    monkeypatch.setattr(ranks_module, "_CHUNK_ELEMENTS", 24)  # 4 rows of 6 per chunk
+    monkeypatch.setattr(label_index_module, "_CHUNK_ELEMENTS", 24)  # 4 rows of 6 per chunk
     target, scores, nan, mask = _case("label_index", 5, n_queries=11, n_candidates=6)
     infinite = _with_infinities(scores, 5, prob=0.25)
     infinite[np.arange(11), target] = scores[np.arange(11), target]

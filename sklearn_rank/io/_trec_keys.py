@@ -7,7 +7,8 @@ from functools import lru_cache
 import numpy as np
 
 from .._factorize import factorize
-from .._ranks import _small_codes, is_nondecreasing
+from .._ranks import _small_codes
+from .._segments import is_nondecreasing
 
 # ------------------------------------------------------------------------------------------------
 # 64-bit row keys: a hash of (query code, strings) per row, for sorting and joining
