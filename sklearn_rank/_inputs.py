@@ -8,6 +8,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from ._factorize import factorize
+from ._segments import is_nondecreasing
 from .exceptions import InputTypeError, InputValueError
 
 TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
@@ -182,21 +184,13 @@ def _query_codes(qid, n_rows):
     if qid.dtype == object:
         if any(v is None or (isinstance(v, float) and v != v) for v in qid):
             raise InputValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
-    if qid.dtype.kind in "iufUS" and n_rows > 1:
-        # Rows usually come grouped and sorted by query: then the codes need no sort.
-        change = qid[1:] != qid[:-1]
-        if (qid[1:] >= qid[:-1]).all():
-            codes = np.empty(n_rows, dtype=np.intp)
-            codes[0] = 0
-            np.cumsum(change, out=codes[1:])
-            starts = np.concatenate(([0], np.flatnonzero(change) + 1))
-            return qid[starts], codes, True
     try:
-        uniques, codes = np.unique(qid, return_inverse=True)
+        uniques, codes = factorize(qid)
     except TypeError:
         raise InputTypeError("`qid` values must be mutually comparable (all numbers or all strings). "
-                             f"Got mixed types instead.") from None
-    return uniques, codes.reshape(-1).astype(np.intp), None
+                             "Got mixed types instead.") from None
+    # grouped: True when each query's rows are contiguous and in id order (the sort can be skipped)
+    return uniques, codes, True if is_nondecreasing(codes) else None
 
 
 def weights_per_row(sample_weight, n, unit="query"):
