@@ -11,6 +11,7 @@ import doctest
 import functools
 import importlib.util
 import json
+import math
 import os
 import re
 import subprocess
@@ -27,7 +28,7 @@ CLI_FILES = DOCS / "_static" / "cli"
 
 # One OpenMP thread: on a busy machine, the OpenMP thread pools of HistGradientBoosting, LightGBM
 # and XGBoost spin against each other and turn a four-second script into a minute.
-SUBPROCESS_ENV = dict(os.environ, OMP_NUM_THREADS="1",
+SUBPROCESS_ENV = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg",
                       PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
 TIMEOUT = 120  # seconds; each script takes well under 10 s on one core
 
@@ -65,7 +66,7 @@ def table_rows(stdout, header_start, n_rows):
 # ------------------------------------------------------------------------------------------------
 
 CHECKED_EXAMPLES = {"link_prediction_filtered.py", "learning_to_rank.py", "multiclass_mrr.py",
-                    "compare_two_models.py", "plot_rank_distribution.py", "plot_model_comparison.py"}  # plot_*: test_plot.py
+                    "compare_two_models.py", "plot_rank_distribution.py", "plot_model_comparison.py"}
 
 
 def test_every_example_has_a_check():
@@ -175,6 +176,30 @@ def test_compare_two_models_example():
     assert all(a >= p for p, a in zip(raw, adjusted))
     assert min(adjusted) == pytest.approx(min(1.0, 3 * min(raw)), rel=1e-2)
     assert all(int(w) + int(t) + int(loss) == n_pairs for _, _, w, t, loss in pairs)
+
+
+def test_rank_distribution_example_agrees_with_itself():
+    out, _ = run_example("plot_rank_distribution.py")
+    n_queries = int(re.search(r"(\d+) held-out queries", out).group(1))
+    top10 = float(re.search(r"top 10 for ([\d.]+)%", out).group(1)) / 100
+    at_one = float(re.search(r"rank 1: ([\d.]+) queries", out).group(1))
+    hits1, hits10 = map(float, re.search(r"Ridge\s+hits@1 ([\d.]+)\s+hits@10 ([\d.]+)", out).groups())
+    # the histogram (compute_ranks) and the curve (the metric engine) tell the same story
+    assert hits1 == pytest.approx(at_one / n_queries, abs=5e-4)
+    assert hits10 == pytest.approx(top10, abs=5e-4)
+    # random baseline for one relevant item in 200... two relevant: 1 - C(198, k) / C(200, k)
+    base1, base10 = map(float, re.search(r"random ranking\s+hits@1 ([\d.]+)\s+hits@10 ([\d.]+)", out).groups())
+    assert base1 == pytest.approx(1 - math.comb(198, 1) / math.comb(200, 1), abs=5e-4)
+    assert base10 == pytest.approx(1 - math.comb(198, 10) / math.comb(200, 10), abs=5e-4)
+
+
+def test_model_comparison_example_counts_every_query():
+    out, _ = run_example("plot_model_comparison.py")
+    n, wins, ties, losses = map(int, re.search(r"(\d+) queries paired by id: Ridge better on (\d+), equal on (\d+), "
+                                               r"Boosting better on (\d+)", out).groups())
+    assert n == wins + ties + losses == 120  # 40 % of the 300 queries are held out
+    pvalue = float(re.search(r"wilcoxon \(paired\): p = ([\d.e-]+)", out).group(1))
+    assert 0 < pvalue <= 1
 
 
 # ------------------------------------------------------------------------------------------------

@@ -450,46 +450,6 @@ def test_each_display_links_to_the_user_guide():
         assert "Read more in the :ref:`User Guide <plotting>`." in " ".join(getattr(module, name).__doc__.split())
 
 
-# --------------------------------------------------------------------------------------------
-# the gallery examples (tests/test_examples.py runs them quietly; their numbers are checked here)
-# --------------------------------------------------------------------------------------------
-def _run_example(name):
-    import os
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg",
-               PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, str(root / "examples" / name)], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def test_rank_distribution_example_agrees_with_itself():
-    out = _run_example("plot_rank_distribution.py")
-    n_queries = int(re.search(r"(\d+) held-out queries", out).group(1))
-    top10 = float(re.search(r"top 10 for ([\d.]+)%", out).group(1)) / 100
-    at_one = float(re.search(r"rank 1: ([\d.]+) queries", out).group(1))
-    hits1, hits10 = map(float, re.search(r"Ridge\s+hits@1 ([\d.]+)\s+hits@10 ([\d.]+)", out).groups())
-    # the histogram (compute_ranks) and the curve (the metric engine) tell the same story
-    assert hits1 == pytest.approx(at_one / n_queries, abs=5e-4)
-    assert hits10 == pytest.approx(top10, abs=5e-4)
-    # random baseline for one relevant item in 200... two relevant: 1 - C(198, k) / C(200, k)
-    base1, base10 = map(float, re.search(r"random ranking\s+hits@1 ([\d.]+)\s+hits@10 ([\d.]+)", out).groups())
-    assert base1 == pytest.approx(1 - math.comb(198, 1) / math.comb(200, 1), abs=5e-4)
-    assert base10 == pytest.approx(1 - math.comb(198, 10) / math.comb(200, 10), abs=5e-4)
-
-
-def test_model_comparison_example_counts_every_query():
-    out = _run_example("plot_model_comparison.py")
-    n, wins, ties, losses = map(int, re.search(r"(\d+) queries paired by id: Ridge better on (\d+), equal on (\d+), "
-                                               r"Boosting better on (\d+)", out).groups())
-    assert n == wins + ties + losses == 120  # 40 % of the 300 queries are held out
-    pvalue = float(re.search(r"wilcoxon \(paired\): p = ([\d.e-]+)", out).group(1))
-    assert 0 < pvalue <= 1
-
-
 def test_query_comparison_needs_two_paired_queries_and_says_so():
     report_a, report_b = _two_reports()
     qid = np.asarray(report_a.per_query["qid"])
