@@ -276,7 +276,7 @@ def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, rel
                    judged=judged, unjudged=unjudged, nan_policy=nan_policy)
     if isinstance(data, RelevanceMatrix):
         if gain == "exponential":
-            check_exponential_gain(data.rel)
+            check_exponential_gain(data.grades())
         return data, MatrixStructure(data, relevance_level, gain, stable, ties, targets, families)
     if isinstance(data, GroupedData):
         if gain == "exponential":

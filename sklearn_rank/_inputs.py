@@ -203,8 +203,8 @@ def weights_per_row(sample_weight, n, unit="query"):
     return w
 
 
-_SPARSE_EXCLUDE = ("`exclude` may be a sparse matrix only in the label-index layout (1-D y_true, 2-D y_score); "
-                   "elsewhere give a dense boolean mask of the shape of y_score: exclude.toarray().astype(bool).")
+_SPARSE_EXCLUDE = ("`exclude` may be a sparse matrix only in the matrix layouts (2-D y_score); in the grouped "
+                   "layout give one boolean flag per row: exclude.toarray().ravel().astype(bool).")
 
 
 def sparse_input_error(x, name, rule=None):
@@ -214,8 +214,7 @@ def sparse_input_error(x, name, rule=None):
     "shape ()"). The message says what came in (class, format, shape) and how to convert it.
     """
     if rule is None:
-        rule = (f"`{name}` must be a dense array-like. Convert it with {name}.toarray() (sparse relevance matrices "
-                "are planned, not supported yet).")
+        rule = f"`{name}` must be a dense array-like. Convert it with {name}.toarray()."
     return InputTypeError(f"{rule} Got a scipy sparse {type(x).__name__} (format {x.format!r}) of shape {x.shape} "
                           "instead.")
 
@@ -230,8 +229,11 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if y_true is None or y_score is None:
         raise InputValueError("`y_true` and `y_score` are required. Got None instead.")
-    if sp.issparse(y_true):
-        raise sparse_input_error(y_true, "y_true")
+    if sp.issparse(y_true) and not (getattr(y_true, "ndim", 2) == 2 and np.ndim(y_score) == 2
+                                    and not sp.issparse(y_score)):
+        raise sparse_input_error(y_true, "y_true", "`y_true` must be a dense array-like here. Convert it with "
+                                 "y_true.toarray() (a sparse y_true is taken in the relevance-matrix layout only: "
+                                 "2-D y_true beside a dense 2-D y_score).")
     if sp.issparse(y_score):
         raise sparse_input_error(y_score, "y_score", "`y_score` must be a dense array-like. Convert it with "
                                  "y_score.toarray().")
@@ -243,13 +245,11 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
             raise InputValueError(
                 "`qid` is for the grouped layout (1-D y_true and y_score); in the matrix layouts each "
                 f"row of `y_score` is one query. Got qid with 2-D y_score of shape {score.shape} instead.")
-        true_arr = _as_array(y_true, "y_true")
+        true_arr = y_true if sp.issparse(y_true) else _as_array(y_true, "y_true")
         if true_arr.ndim == 2:
             if labels is not None:
                 raise InputValueError("`labels` is for the label-index layout (1-D y_true). Got labels with a 2-D "
                                       "y_true instead.")
-            if sp.issparse(exclude):
-                raise sparse_input_error(exclude, "exclude", _SPARSE_EXCLUDE)
             return _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged, nan_policy)
         if true_arr.ndim == 1:
             if unjudged is not None:
@@ -443,21 +443,27 @@ class RelevanceMatrix:
     def n_queries(self):
         return self.score.shape[0]
 
+    def grades(self):
+        """The grades that may be positive: every cell, or the stored ones of a sparse ``rel``."""
+        return self.rel.data if sp.issparse(self.rel) else self.rel
+
     def grouped(self, lo, hi):
-        """GroupedData of rows ``lo:hi`` (query ids ``lo..hi-1``), or None when all were excluded."""
+        """GroupedData of rows ``lo:hi`` (query ids ``lo..hi-1``), or None when all were excluded. Sparse
+        ``rel`` and ``exclude`` are made dense for these rows only."""
         n_candidates = self.score.shape[1]
         codes = np.repeat(np.arange(hi - lo, dtype=np.intp), n_candidates)
-        keep = None if self.exclude is None else ~self.exclude[lo:hi].reshape(-1)
+        rows = (lambda m: m[lo:hi].toarray() if sp.issparse(m) else m[lo:hi])
+        keep = None if self.exclude is None else ~rows(self.exclude).reshape(-1)
         weight = None if self.weight is None else self.weight[lo:hi]
         unjudged = None if self.unjudged is None else self.unjudged[lo:hi].reshape(-1)
         return _finish_grouped(codes, self.score[lo:hi].reshape(-1).astype(np.float64, copy=False),
-                               self.rel[lo:hi].reshape(-1).astype(np.float64, copy=False),
+                               rows(self.rel).reshape(-1).astype(np.float64, copy=False),
                                np.arange(lo, hi), weight, keep, None, True, row_offset=lo * n_candidates,
                                allow_empty=True, unjudged=unjudged, nan_policy=self.nan_policy)
 
 
 def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=None, nan_policy="raise"):
-    rel = _as_numeric(true_arr, "y_true")
+    rel = _sparse_relevance(true_arr) if sp.issparse(true_arr) else _as_numeric(true_arr, "y_true")
     if rel.shape != score.shape:
         raise InputValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
                               f"Got {rel.shape} and {score.shape} instead.")
@@ -466,8 +472,13 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=
     if sample_weight is not None:
         weight = weights_per_row(sample_weight, n_queries)
     mask = None
-    if exclude is not None:
+    if sp.issparse(exclude):
+        mask = _sparse_mask(exclude, score.shape, "exclude")
+        _check_sparse_exclusion(rel, mask)
+    elif exclude is not None:
         mask = _mask(exclude, score.shape, "exclude")
+        if sp.issparse(rel):
+            _check_sparse_exclusion(rel, sp.csr_array(mask))
     if judged is not None:
         raise InputValueError("`judged` needs query ids: use the grouped layout (1-D y_true, y_score and qid). "
                               "Got it with the relevance-matrix layout instead.")
@@ -475,6 +486,54 @@ def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=
     # whatever its size: the engine ranks it a chunk of rows at a time (a small one in one chunk)
     return RelevanceMatrix(rel=rel, score=score, exclude=mask, weight=weight, unjudged=unjudged_mask,
                            nan_policy=nan_policy)
+
+
+def _sparse_relevance(y_true):
+    """A scipy sparse ``y_true`` as a CSR array of its stored non-zero grades (duplicates summed)."""
+    rel = sp.csr_array(y_true)  # a copy: the input is never modified
+    if rel.dtype.kind not in "biuf":
+        raise InputTypeError(f"`y_true` must hold numbers. Got a sparse matrix of dtype {rel.dtype} instead.")
+    rel.sum_duplicates()
+    rel.eliminate_zeros()
+    values = rel.data
+    bad = ~np.isfinite(values) | (values < 0) if values.dtype.kind == "f" else values < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        row = int(np.searchsorted(rel.indptr, i, side="right") - 1)
+        raise InputValueError("`y_true` must hold finite, non-negative relevance values. Got "
+                              f"{values[i].item()!r} at query {row}, column {int(rel.indices[i])} instead.")
+    rel.sort_indices()
+    return rel
+
+
+def _sparse_mask(mask, shape, name):
+    """A scipy sparse boolean mask as a CSR array of its stored non-zero cells."""
+    csr = sp.csr_array(mask)
+    if csr.shape != shape:
+        raise InputValueError(f"`{name}` must have the shape of `y_score` {shape}. Got {csr.shape} instead.")
+    csr.sum_duplicates()
+    csr.eliminate_zeros()
+    csr.sort_indices()
+    return sp.csr_array((np.ones(csr.nnz, dtype=bool), csr.indices, csr.indptr), shape=shape)
+
+
+def _check_sparse_exclusion(rel, mask):
+    """The filtered protocol removes other known answers only: no relevant cell may be excluded."""
+    rel_csr = rel if sp.issparse(rel) else None
+    excluded = mask.tocoo()
+    if rel_csr is None:
+        hit = rel[excluded.row, excluded.col] > 0
+    else:
+        n_columns = mask.shape[1]
+        rel_coo = rel_csr.tocoo()
+        relevant = rel_coo.row.astype(np.int64) * n_columns + rel_coo.col
+        hit = np.isin(excluded.row.astype(np.int64) * n_columns + excluded.col, relevant)
+    if hit.any():
+        i = int(np.flatnonzero(hit)[0])
+        raise InputValueError(
+            "`exclude` must not remove a query's own relevant candidates (the filtered protocol removes other "
+            f"known answers only). Got a relevant item excluded at query {int(excluded.row[i])}, column "
+            f"{int(excluded.col[i])} instead.")
 
 
 def _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy):

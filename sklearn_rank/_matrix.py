@@ -16,6 +16,7 @@ import numpy as np
 
 from ._inputs import ALL_EXCLUDED
 from ._lists import ListKernels
+from ._matrix_counts import COUNTED_CHUNK, counted_structure
 from ._namespace_inputs import namespace_chunk
 from ._parts import PartialReport, partial_report
 from ._rank_stats import NamespaceRankStats
@@ -63,28 +64,44 @@ class MatrixStructure:
         self.matrix, self.relevance_level, self.gain, self.stable = matrix, relevance_level, gain, stable
         self.ties, self.targets, self.families = ties, targets, families
 
-    def row_ranges(self):
-        """(lo, hi) of each chunk of rows."""
+    def row_ranges(self, lo=0, hi=None):
+        """(lo, hi) of each chunk of rows of the grouped structure, from row ``lo`` to ``hi``."""
         from . import _inputs
 
         n_queries, n_candidates = self.matrix.score.shape
+        hi = n_queries if hi is None else hi
         step = matrix_chunk_rows(n_candidates, _inputs.MATRIX_CHUNK, self.matrix.score.nbytes)
-        return [(lo, min(n_queries, lo + step)) for lo in range(0, n_queries, step)]
+        return [(start, min(hi, start + step)) for start in range(lo, hi, step)]
 
     def structure(self, data):
         return GroupedStructure(data, self.relevance_level, self.gain, stable=self.stable)
+
+    def chunks(self):
+        """``(data, structure)`` of each chunk of rows with a candidate: ranked by counting where it applies
+        (few gain items: chunks of about ``COUNTED_CHUNK`` cells, a copy of their scores the largest
+        temporary), else by the grouped structure's sort (its own, smaller chunks)."""
+        n_queries, n_candidates = self.matrix.score.shape
+        entries = max(MATRIX_MIN_ENTRIES, min(COUNTED_CHUNK, self.matrix.score.size // 8))
+        step = matrix_chunk_rows(n_candidates, entries)
+        for lo in range(0, n_queries, step):
+            hi = min(n_queries, lo + step)
+            counted = counted_structure(self.matrix, lo, hi, self.relevance_level, self.gain, self.stable)
+            if counted is not None:
+                yield counted
+                continue
+            for start, stop in self.row_ranges(lo, hi):
+                data = self.matrix.grouped(start, stop)
+                if data is not None:  # else every candidate of these rows was excluded
+                    yield data, self.structure(data)
 
     def groups(self):
         """:class:`_KeptChunks` of consecutive chunks, each group's records within the budget (but one chunk)."""
         budget = max(self.matrix.score.nbytes // MATRIX_KEPT_SHARE, MATRIX_KEPT_MIN)
         kept = []
-        for lo, hi in self.row_ranges():
-            data = self.matrix.grouped(lo, hi)
-            if data is None:  # every candidate of these rows excluded
-                continue
+        for data, structure in self.chunks():
             # the chunk's structure, and its data, go before the next chunk is ranked
-            kept.append(_ChunkRecords(data, self.structure(data), self.ties, self.targets, self.families))
-            del data
+            kept.append(_ChunkRecords(data, structure, self.ties, self.targets, self.families))
+            del data, structure
             if sum(record.nbytes for record in kept) > budget:
                 yield _KeptChunks(kept, self.ties, self.targets)
                 kept = []
@@ -102,10 +119,9 @@ class MatrixStructure:
         if targets != self.targets:
             raise RuntimeError(f"the matrix structure was built for targets={self.targets!r}")
         ranks, qids, offset = [], [], 0
-        for lo, hi in self.row_ranges():
-            data = self.matrix.grouped(lo, hi)
+        for data, structure in self.chunks():
             if data is not None:
-                ranks.append(_shift(self.structure(data).ranks(targets), offset, ("query",)))
+                ranks.append(_shift(structure.ranks(targets), offset, ("query",)))
                 qids.append(data.qid)
                 offset += data.n_queries
         if not ranks:

@@ -45,7 +45,8 @@ ties : {"expected", "realistic", "optimistic", "pessimistic", "ordinal"}, defaul
     "exclude": """
 exclude : array-like of bool or sparse matrix, default=None
     Candidates removed before ranking (filtered protocol): shaped like
-    ``y_score`` (a sparse matrix is accepted in the label-index layout).""",
+    ``y_score`` (a SciPy sparse matrix in the matrix layouts: its stored
+    cells are excluded).""",
     "labels": """
 labels : array-like of shape (n_candidates,), default=None
     Label-index layout: the class label of each column of ``y_score``.""",

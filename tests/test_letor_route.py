@@ -185,19 +185,14 @@ SCORES = np.array([[0.9, 0.1, 0.2], [0.3, 0.2, 0.1]])
 
 
 @pytest.mark.parametrize("function", [
-    lambda y_true, y_score: evaluate(y_true, y_score, metrics=["mrr"]),
-    mean_reciprocal_rank, ndcg_score, compute_ranks,
+    lambda y_true, y_score: evaluate(y_true, y_score, metrics=["mrr", "ndcg", "mr"]).summary,
+    mean_reciprocal_rank, ndcg_score, lambda y_true, y_score: compute_ranks(y_true, y_score).realistic.tolist(),
 ])
-@pytest.mark.parametrize("container", [sp.csr_matrix, sp.csc_array])
-def test_sparse_relevance_matrix_is_a_type_error_that_says_what_to_do(function, container):
-    y_true = container(Y_MATRIX)
-    fmt = y_true.format
-    with pytest.raises(TypeError, match=rf"`y_true` must be a dense array.*y_true\.toarray\(\).*sparse relevance "
-                                        rf"matrices are planned.*Got a scipy sparse {type(y_true).__name__} "
-                                        rf"\(format {fmt!r}\) of shape \(2, 3\) instead"):
-        function(y_true, SCORES)
-    # Converted as the message says, the same inputs work.
-    function(y_true.toarray(), SCORES)
+@pytest.mark.parametrize("container", [sp.csr_matrix, sp.csc_array, sp.coo_matrix])
+def test_sparse_relevance_matrix_equals_the_dense_one(function, container):
+    # refused until issue 23 ("sparse relevance matrices are planned"): now the stored non-zeros are the
+    # relevant items, whatever the format
+    assert function(container(Y_MATRIX), SCORES) == function(Y_MATRIX, SCORES)
 
 
 @pytest.mark.parametrize("y_true", [Y_MATRIX, np.array([0, 1])])
@@ -213,15 +208,14 @@ def test_sparse_y_true_of_grouped_rows_says_what_to_do():
         evaluate(sp.csr_matrix(np.array([[1, 0, 0, 1]])), np.ones(4), qid=[0, 0, 1, 1], metrics=["mrr"])
 
 
-def test_sparse_exclude_in_relevance_matrix_layout_says_what_to_do():
+def test_sparse_exclude_in_relevance_matrix_layout_equals_the_dense_mask():
+    # refused until issue 23; a sparse filter (e.g. a training interaction matrix) is now taken as it is
     exclude = sp.csr_matrix(np.array([[0, 0, 1], [0, 0, 0]]))
-    with pytest.raises(TypeError, match=r"`exclude` may be a sparse matrix only in the label-index layout.*"
-                                        r"exclude\.toarray\(\).*Got a scipy sparse csr_matrix \(format 'csr'\) of "
-                                        r"shape \(2, 3\) instead"):
-        evaluate(Y_MATRIX, SCORES, metrics=["mrr"], exclude=exclude)
+    sparse = evaluate(Y_MATRIX, SCORES, metrics=["mrr"], exclude=exclude)
     dense = evaluate(Y_MATRIX, SCORES, metrics=["mrr"], exclude=exclude.toarray().astype(bool))
     # Oracle: query 0 has its relevant item first (rr 1); query 1's relevant item is second (rr 1/2).
     assert dense.summary["mrr"] == pytest.approx(0.75)
+    assert sparse.summary == dense.summary
 
 
 @pytest.mark.parametrize("container", [sp.csr_matrix, sp.coo_matrix, sp.csr_array])

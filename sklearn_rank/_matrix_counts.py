@@ -1,0 +1,236 @@
+"""The relevance matrix ranked by counting: the ranks of the gain items, never a sort of every candidate's row.
+
+Every metric reads the gain items (the candidates with a positive gain, the relevant ones among them)
+and, for each, how many candidates of its row score higher, how many tie with it, and (ties broken by
+input order) how many tie with it in an earlier column. :class:`CountedStructure` computes those counts
+for a chunk of rows from the chunk's scores sorted by value alone, a batched binary search per gain
+item, and gives the same per-query facts, tie blocks and ranks as ``_ranks.GroupedStructure`` does
+after sorting every candidate by (query, score): the kernels cannot tell which one ranked the chunk.
+
+The sort of values is the one full pass that remains (``np.sort`` of a float32 row is a vectorised
+sort of values, several times faster than the argsort the grouped structure needs, and it leaves no
+index array). Under ``ties="ordinal"`` the earlier tied columns are counted from keys that hold the
+value and the column in one float64 integer (float32 scores and rows below 2**21 candidates); other
+inputs take the grouped structure for that policy.
+
+:func:`counted_structure` returns None whenever the chunk needs the grouped structure's handling (NaN
+scores, relevance to validate, unjudged candidates, a relevant item scored -inf beside excluded
+candidates, many gain items): the grouped structure then ranks it, with its checks and messages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._inputs import GroupedData
+from ._ranks import Blocks, GroupedStructure, relevance_masks
+from ._segments import exclusive_segment_sum, segment_starts
+
+# Gain items of a chunk, as a share of its cells, up to which counting replaces the grouped sort: beyond,
+# most candidates are gain items and the grouped structure's sort does no more work than counting.
+COUNTED_SHARE = 1 / 8
+# Cells of a chunk of rows ranked by counting (at most an eighth of the score matrix): its largest temporaries
+# are a copy of its scores and, under the ordinal policy, its float64 keys (two to four times the scores).
+COUNTED_CHUNK = 1 << 22
+# Bits for the column in the ordinal keys: value (32 bits) and column in an integer exact in float64.
+_COLUMN_BITS = 21
+
+
+def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal):
+    """``(data, structure)`` of rows ``lo:hi`` of the ``_inputs.RelevanceMatrix`` ``matrix`` ranked by
+    counting, or None when the grouped structure must rank them (see the module's docstring). ``ordinal``:
+    count the tied candidates of earlier columns too (the ordinal policy, and ``Ranks.ordinal``)."""
+    if matrix.unjudged is not None:
+        return None
+    score = matrix.score[lo:hi]
+    n_rows, n_columns = score.shape
+    exclude = None if matrix.exclude is None else matrix.exclude[lo:hi]
+    if sp.issparse(matrix.rel):  # validated: finite positive stored grades, none of them excluded
+        rel = matrix.rel[lo:hi]
+        rows = np.repeat(np.arange(n_rows), np.diff(rel.indptr))
+        columns, grade = rel.indices, rel.data
+    else:
+        rel = matrix.rel[lo:hi]
+        if not _valid_relevance(rel):
+            return None  # the grouped structure reports it, with its location
+        positive = rel > 0  # the gain items: a positive gain has a positive grade, whatever the relevance level
+        if exclude is not None and not sp.issparse(exclude):
+            if (exclude & positive).any():
+                return None  # an excluded relevant item: the grouped structure's error
+            positive &= ~exclude
+        if np.count_nonzero(positive) > COUNTED_SHARE * score.size:
+            return None
+        rows, columns = _nonzero_sparse(positive)
+        del positive
+        grade = rel[rows, columns]
+    if rows.size > COUNTED_SHARE * score.size:
+        return None
+    if ordinal and not (score.dtype in (np.float32, np.float16) and n_columns < 1 << _COLUMN_BITS):
+        return None
+    values = score if score.dtype in (np.float32, np.float16) else score.astype(np.float64)
+    values = values + values.dtype.type(0)  # a copy, with -0.0 as 0.0 (they tie)
+    n_excluded = np.zeros(n_rows, dtype=np.intp)
+    if sp.issparse(exclude):
+        values[np.repeat(np.arange(n_rows), np.diff(exclude.indptr)), exclude.indices] = -np.inf
+        n_excluded = np.diff(exclude.indptr)
+    elif exclude is not None:
+        values[exclude] = -np.inf  # below every score: excluded candidates count neither above nor level
+        n_excluded = np.count_nonzero(exclude, axis=1)
+    item_score = values[rows, columns]
+    if ordinal and n_excluded.any() and np.isneginf(item_score).any():
+        return None  # -inf ties with the excluded candidates' stand-ins
+    keys = _ordinal_keys(values) if ordinal else values
+    keys.sort(axis=1)
+    last = keys[:, -1] if not ordinal else None
+    if last is not None and np.isnan(last).any():
+        return None  # NaN scores: nan_policy's checks and messages are the grouped structure's
+    if ordinal:
+        if np.isnan(values).any():
+            return None
+        item_key = _ordinal_keys(item_score, columns)
+        value_key = np.floor(item_key / 2.0 ** _COLUMN_BITS) * 2.0 ** _COLUMN_BITS
+        below_or_level = _search_rows(keys, rows, value_key + 2.0 ** _COLUMN_BITS, "left")
+        above = n_columns - below_or_level
+        level = below_or_level - _search_rows(keys, rows, value_key, "left")
+        # the keys of tied candidates decrease with the column: the earlier ones are above the item's key
+        tied_earlier = below_or_level - _search_rows(keys, rows, item_key, "right")
+    else:
+        below_or_level = _search_rows(keys, rows, item_score, "right")
+        above = n_columns - below_or_level
+        level = below_or_level - _search_rows(keys, rows, item_score, "left")
+        tied_earlier = None
+    del keys
+    level = level - np.where(np.isneginf(item_score), n_excluded[rows], 0)
+    n_candidates = n_columns - n_excluded
+    present = n_candidates > 0
+    if not present.any():
+        return None
+    # query codes of the rows with a candidate, in row order
+    code = np.cumsum(present) - 1
+    qid = np.arange(lo, hi)[present]
+    weight = None if matrix.weight is None else matrix.weight[lo:hi][present]
+    data = GroupedData(query=np.zeros(0, dtype=np.intp), score=np.zeros(0), rel=np.zeros(0), qid=qid,
+                       weight=weight, grouped=True)
+    grade = np.asarray(grade, dtype=np.float64)
+    structure = CountedStructure(data, relevance_level, gain, code[rows], item_score, columns, grade,
+                                 above.astype(np.float64), level.astype(np.float64),
+                                 None if tied_earlier is None else tied_earlier.astype(np.float64),
+                                 n_candidates[present])
+    return data, structure
+
+
+def _nonzero_sparse(mask):
+    """``np.nonzero`` of a 2-D boolean array with few True cells: the cells are scanned 8 at a time (as
+    64-bit words), and only the words holding a True cell are looked into."""
+    flat = np.ascontiguousarray(mask).reshape(-1)
+    n_words = flat.size // 8
+    words = flat[:n_words * 8].view(np.uint64)
+    hit = np.flatnonzero(words)
+    bytes_of_hits = flat[:n_words * 8].reshape(n_words, 8)[hit]
+    word, byte = np.nonzero(bytes_of_hits)
+    cells = hit[word] * 8 + byte
+    tail = np.flatnonzero(flat[n_words * 8:]) + n_words * 8
+    cells = np.concatenate([cells, tail]) if tail.size else cells
+    return np.divmod(cells, mask.shape[1])
+
+
+def _valid_relevance(rel):
+    """Whether the grades are finite and non-negative (else the grouped structure raises, naming the row)."""
+    if rel.dtype.kind == "b" or not rel.size:
+        return True
+    if rel.dtype.kind == "u":
+        return True
+    low, high = rel.min(), rel.max()
+    return bool(low >= 0) and bool(np.isfinite(high)) if rel.dtype.kind == "f" else bool(low >= 0)
+
+
+def _ordinal_keys(values, columns=None):
+    """float64 integers ordered as (value, then decreasing column): the value's 32 bits in the high part,
+    ``2**21 - 1 - column`` in the low part (exact: below 2**53). ``columns`` None: each row's own columns."""
+    bits = np.asarray(values, dtype=np.float32).view(np.uint32)
+    # order-preserving: negative floats have their bits flipped, the others their sign bit set
+    keys = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(0x80000000)).astype(np.float64)
+    if columns is None:
+        columns = np.arange(bits.shape[-1])
+    keys *= 2.0 ** _COLUMN_BITS  # in place: the keys are the largest temporary
+    keys += 2.0 ** _COLUMN_BITS - 1 - columns
+    return keys
+
+
+def _search_rows(sorted_rows, rows, values, side):
+    """``np.searchsorted(sorted_rows[row], value, side)`` for each (row, value), as one batched binary search
+    (about log2(n_columns) vectorised steps over the queries, whatever the number of rows)."""
+    n_columns = sorted_rows.shape[1]
+    flat = sorted_rows.reshape(-1)
+    base = rows.astype(np.intp) * n_columns
+    low = np.zeros(rows.size, dtype=np.intp)
+    high = np.full(rows.size, n_columns, dtype=np.intp)
+    values = np.asarray(values, dtype=sorted_rows.dtype)
+    while True:
+        active = low < high
+        if not active.any():
+            return low
+        mid = (low + high) >> 1
+        at = flat[base + np.minimum(mid, n_columns - 1)]
+        right = (at < values) if side == "left" else (at <= values)
+        low = np.where(active & right, mid + 1, low)
+        high = np.where(active & ~right, mid, high)
+
+
+class CountedStructure(GroupedStructure):
+    """:class:`GroupedStructure`'s records of a chunk of a relevance matrix, computed from counts.
+
+    One entry per gain item: its query ``query``, score, column, grade, the candidates of its query
+    scored ``above`` it and ``level`` with it (itself included), and under the ordinal policy those
+    level with it in an earlier column (``tied_earlier``); ``counts`` holds each query's candidates. The
+    items are laid out as the grouped structure lays them out (by query, decreasing score, then column:
+    the order a stable sort leaves tied rows in), so its methods apply unchanged; the optimistic and
+    pessimistic places, which it finds by a second sort, are counted here too.
+    """
+
+    def __init__(self, data, relevance_level, gain, query, score, column, grade, above, level, tied_earlier,
+                 counts):
+        self.data, self.relevance_level, self.gain = data, relevance_level, gain
+        self.stable = tied_earlier is not None
+        self.counts = counts
+        self.qstart = np.cumsum(counts) - counts
+        order = np.lexsort((column, -score, query))
+        query, grade, above, level = query[order], grade[order], above[order], level[order]
+        is_rel, gains = relevance_masks(grade, relevance_level, gain)
+        self.item_q = query
+        self.item_rel = is_rel.astype(np.float64)
+        self.item_gain = gains
+        self.item_grade = grade
+        # tie blocks: the items of a query with the same number of candidates above them
+        new_block = segment_starts(query) | np.append(True, above[1:] != above[:-1])
+        self.item_block = np.cumsum(new_block) - 1
+        self.block_query = query[new_block]
+        self.block_start = above[new_block]
+        self.block_size = level[new_block]
+        self.block_rel = np.bincount(self.item_block, weights=self.item_rel, minlength=self.block_query.size)
+        self.block_gain = np.bincount(self.item_block, weights=self.item_gain, minlength=self.block_query.size)
+        # the place of each item in the order of the sort: under "ordinal" the input order of the ties,
+        # otherwise any order of the tied candidates (the grouped structure's unstable sort), the items first
+        self.item_pos = above + (tied_earlier[order] if self.stable
+                                 else exclusive_segment_sum(np.ones(query.size), self.item_block))
+
+    def blocks(self, ties):
+        if ties not in ("optimistic", "pessimistic"):
+            return super().blocks(ties)
+        # the gain items of a tie block by grade, the higher first (optimistic: before the tied candidates
+        # without gain) or the lower first (pessimistic: after them); equal grades in column order
+        key = -self.item_grade if ties == "optimistic" else self.item_grade
+        order = np.lexsort((np.arange(key.size), key, self.item_block))
+        rank_in_block = np.empty(key.size)
+        rank_in_block[order] = exclusive_segment_sum(np.ones(key.size), self.item_block[order])
+        n_items = np.bincount(self.item_block, minlength=self.block_query.size)[self.item_block]
+        start = self.block_start[self.item_block]
+        if ties == "pessimistic":
+            start = start + self.block_size[self.item_block] - n_items
+        pos = start + rank_in_block
+        by_place = np.lexsort((pos, self.item_q))
+        q = self.item_q[by_place]
+        b = Blocks(q, pos[by_place], np.ones(q.size), self.item_rel[by_place], self.item_gain[by_place],
+                   grade=self.item_grade[by_place])
+        return b, b
