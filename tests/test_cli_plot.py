@@ -1,4 +1,7 @@
-"""``--plot FILE`` on the command line: a valid PNG, drawn from the numbers the command prints."""
+"""``--plot FILE`` on the command line: a valid PNG, drawn from the numbers the command prints.
+
+``demo --plot`` is checked in tests/test_main.py, on the one run of the demo there.
+"""
 
 import json
 
@@ -154,14 +157,6 @@ def test_compare_plot_trec_and_groups(tmp_path, capsys, figures):
     code, _, err = run_main(capsys, "compare", path, "--qid", "qid", "--score", "score", "--label", "label",
                             "--group", "system", "-m", "mrr", "--plot", out)
     assert code == 0, err
-    _check_png(out)
-
-
-def test_demo_plot(tmp_path, capsys):
-    out = tmp_path / "demo.png"
-    code, stdout, err = run_main(capsys, "demo", "--plot", out)
-    assert code == 0, err
-    assert "Leaderboard" in stdout
     _check_png(out)
 
 

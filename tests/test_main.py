@@ -1,5 +1,6 @@
 """`sklearn-rank demo`: it runs, and what it prints is true."""
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -9,11 +10,33 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def demo_output():
-    out = subprocess.run([sys.executable, "-m", "sklearn_rank", "demo"], capture_output=True, text=True,
-                         timeout=600)
+def demo_run(tmp_path_factory):
+    """One run of ``sklearn-rank demo`` for the module, in a process of its own: (standard output, the PNG
+    file of ``--plot``, or None without matplotlib). The figure changes nothing in what is printed."""
+    plot = None
+    if importlib.util.find_spec("matplotlib") is not None:
+        plot = tmp_path_factory.mktemp("demo") / "demo.png"
+    out = subprocess.run([sys.executable, "-m", "sklearn_rank", "demo", *(["--plot", str(plot)] if plot else [])],
+                         capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
-    return out.stdout
+    return out.stdout, plot
+
+
+@pytest.fixture(scope="module")
+def demo_output(demo_run):
+    return demo_run[0]
+
+
+def test_demo_plot(demo_run):
+    stdout, plot = demo_run
+    if plot is None:
+        pytest.skip("--plot needs matplotlib")
+    import matplotlib.image
+
+    assert "Leaderboard" in stdout
+    assert plot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    image = matplotlib.image.imread(plot)
+    assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
 
 
 def _leaderboard(text, header_start):
