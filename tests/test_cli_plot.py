@@ -224,11 +224,13 @@ def test_plot_when_no_relevant_item_was_ranked(tmp_path, capsys, figures):
 @pytest.mark.parametrize("test", ["bootstrap", "permutation", "mannwhitneyu"])
 def test_compare_plot_legend_gives_the_printed_p_value(tmp_path, capsys, figures, test):
     # three systems: one random generator feeds the table's resampling tests pair after pair, so the figure
-    # must show the table's results, not tests drawn again from the seed (an unpaired test: Wilcoxon's)
+    # must show the table's results, not tests drawn again from the seed (an unpaired test: Wilcoxon's).
+    # 14 queries: with tied differences and 13 or fewer, scipy's Wilcoxon test runs a 2**n-sample permutation
+    # test (2 s each, six of them), with more, the normal approximation
     rng = np.random.default_rng(2)
     rows, mrr = ["qid,system,label,score"], {}
     for system in "xyz":
-        for q in range(12):
+        for q in range(14):
             scores = rng.random(6)
             rows += [f"Q{q},{system},{int(d == q % 6)},{float(scores[d])!r}" for d in range(6)]
             mrr.setdefault(system, []).append(1 / (1 + np.sum(scores > scores[q % 6])))
