@@ -1,5 +1,9 @@
-"""The command line through a real subprocess."""
+"""The command line: in this process (``cli.main``), and through a real process where the process is what is
+tested (both entry points, exit codes and one-line errors and warnings on a real standard error, the csv
+module's default field limit, what a fresh interpreter imports)."""
 
+import contextlib
+import io
 import json
 import os
 import stat
@@ -20,14 +24,29 @@ needs_conformance = pytest.mark.skipif(
 )
 
 
-def run_cli(*args, cwd=None):
+def run_process(*args):
+    """``python -m sklearn_rank.cli ...`` in a process of its own."""
     return subprocess.run([sys.executable, "-m", "sklearn_rank.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
+                          text=True, timeout=300)
+
+
+def run_cli(*args):
+    """The command line in this process, returned as a finished process would be: the exit code (argparse's
+    included), standard output and standard error. (A process of its own costs a second of imports.)"""
+    from sklearn_rank.cli import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exit_:
+            code = exit_.code
+    return subprocess.CompletedProcess(args, code, stdout.getvalue(), stderr.getvalue())
 
 
 def test_console_script_and_module_entry_point_agree(tmp_path):
     qrels, run = _tiny_trec(tmp_path)
-    a = run_cli("evaluate", qrels, run, "--format", "json")
+    a = run_process("evaluate", qrels, run, "--format", "json")
     b = subprocess.run([sys.executable, "-m", "sklearn_rank", "evaluate", str(qrels), str(run), "--format", "json"],
                        capture_output=True, text=True, timeout=300)
     assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
@@ -390,7 +409,7 @@ def test_compare_groups_on_the_same_queries_are_paired_by_query(tmp_path, capsys
     assert (row["wins"], row["ties"], row["losses"]) == (int((a > b).sum()), int((a == b).sum()), int((a < b).sum()))
     assert (row["n_a"], row["n_left_out"]) == (40, 0)
     # the same through a real process, in the text format
-    done = run_cli("compare", tmp_path / "runs.csv", "--group", "system", *TABLE_ARGS, "-m", "mrr")
+    done = run_process("compare", tmp_path / "runs.csv", "--group", "system", *TABLE_ARGS, "-m", "mrr")
     assert done.returncode == 0, done.stderr
     assert "wilcoxon" in done.stdout and f"{int((a > b).sum())}/{int((a == b).sum())}/{int((a < b).sum())}" in done.stdout
 
@@ -424,7 +443,7 @@ def test_csv_field_longer_than_the_csv_module_limit(tmp_path, capsys):
     long_id = "d" * 200_000
     table = tmp_path / "long.csv"
     table.write_text(f"q,s,y\n{long_id},0.2,0\n{long_id},0.7,1\nshort,0.1,1\nshort,0.5,0\n")
-    done = run_cli("evaluate", table, *TABLE_ARGS, "-m", "mrr", "--format", "json", "-q")
+    done = run_process("evaluate", table, *TABLE_ARGS, "-m", "mrr", "--format", "json", "-q")  # the default limit
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["per_query"]["qid"] == [long_id, "short"]
