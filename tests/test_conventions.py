@@ -409,35 +409,37 @@ def test_the_documented_presets_are_the_presets():
 
 
 # ---------------------------------------------------------------- the command line
-def _cli(*args):
-    import subprocess
-    import sys
+def _cli(capsys, *args):
+    """The command line in this process (tests/test_cli.py runs it in processes of its own): (exit code,
+    standard output, standard error)."""
+    from sklearn_rank.cli import main
 
-    return subprocess.run([sys.executable, "-m", "sklearn_rank.cli", *map(str, args)], capture_output=True,
-                          text=True, timeout=300)
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def test_command_line_table_with_a_convention_matches_lightgbm(tmp_path):
+def test_command_line_table_with_a_convention_matches_lightgbm(tmp_path, capsys):
     import json
 
     y, scores, qid, sizes = letor_like(5)
     table = tmp_path / "letor.csv"
     table.write_text("qid,score,label\n" + "".join(f"{q},{s},{r}\n" for q, s, r in zip(qid, scores, y)))
-    out = _cli("evaluate", table, "--qid", "qid", "--score", "score", "--label", "label", "-m", "ndcg@3", "ndcg@10",
-               "map@5", "--convention", "lightgbm", "--format", "json")
-    assert out.returncode == 0, out.stderr
-    summary = json.loads(out.stdout)["summary"]
+    code, out, err = _cli(capsys, "evaluate", table, "--qid", "qid", "--score", "score", "--label", "label", "-m",
+                          "ndcg@3", "ndcg@10", "map@5", "--convention", "lightgbm", "--format", "json")
+    assert code == 0, err
+    summary = json.loads(out)["summary"]
     recorded = _lightgbm_recorded(y, scores, sizes, ["ndcg", "map"], [3, 5, 10])
     for name in ("ndcg@3", "ndcg@10", "map@5"):
         assert summary[name] == pytest.approx(recorded[name], rel=1e-12), name
     # an explicit option wins over the preset on the command line too
-    out = _cli("evaluate", table, "--qid", "qid", "--score", "score", "--label", "label", "-m", "ndcg@3",
-               "--convention", "lightgbm", "--gain", "linear", "--format", "json")
+    code, out, err = _cli(capsys, "evaluate", table, "--qid", "qid", "--score", "score", "--label", "label", "-m",
+                          "ndcg@3", "--convention", "lightgbm", "--gain", "linear", "--format", "json")
     expected = skr.evaluate(y, scores, qid=qid, metrics=["ndcg@3"], convention="lightgbm", gain="linear")
-    assert json.loads(out.stdout)["summary"]["ndcg@3"] == pytest.approx(expected.summary["ndcg@3"], rel=1e-15)
+    assert json.loads(out)["summary"]["ndcg@3"] == pytest.approx(expected.summary["ndcg@3"], rel=1e-15)
 
 
-def test_command_line_trec_files_with_the_ranx_convention(tmp_path, ranx):
+def test_command_line_trec_files_with_the_ranx_convention(tmp_path, capsys, ranx):
     import json
 
     qrels, run, *_ = _runs(7)
@@ -445,17 +447,18 @@ def test_command_line_trec_files_with_the_ranx_convention(tmp_path, ranx):
     qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()))
     run_path.write_text("".join(f"{q} Q0 {d} 0 {s!r} tag\n" for q, docs in run.items() for d, s in docs.items()))
     names = ["hits@5", "hit_rate@5", "map@5", "mrr@3"]
-    out = _cli("evaluate", qrels_path, run_path, "-m", *names, "--convention", "ranx", "--format", "json")
-    assert out.returncode == 0, out.stderr
-    summary = json.loads(out.stdout)["summary"]
+    code, out, err = _cli(capsys, "evaluate", qrels_path, run_path, "-m", *names, "--convention", "ranx", "--format",
+                          "json")
+    assert code == 0, err
+    summary = json.loads(out)["summary"]
     expected = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), names)
     for name in names:
         assert summary[name] == pytest.approx(expected[name], rel=1e-9), name
 
 
-def test_command_line_refuses_an_unknown_convention(tmp_path):
-    out = _cli("evaluate", tmp_path / "t.csv", "--convention", "lgbm")
-    assert out.returncode == 2 and "--convention" in out.stderr and "lgbm" in out.stderr
+def test_command_line_refuses_an_unknown_convention(tmp_path, capsys):
+    code, out, err = _cli(capsys, "evaluate", tmp_path / "t.csv", "--convention", "lgbm")
+    assert code == 2 and "--convention" in err and "lgbm" in err
 
 
 # ---------------------------------------------------------------- scorers and RankingEvaluator
@@ -593,17 +596,17 @@ def test_convention_names_are_read_as_metric_names_are():
     assert report.params["convention"] == "lightgbm"
 
 
-def test_command_line_reads_convention_names_as_the_functions_do(tmp_path):
+def test_command_line_reads_convention_names_as_the_functions_do(tmp_path, capsys):
     import json
 
     y, scores, qid, _ = letor_like(1)
     table = tmp_path / "t.csv"
     table.write_text("qid,score,label\n" + "".join(f"{q},{s},{r}\n" for q, s, r in zip(qid, scores, y)))
-    out = _cli("evaluate", table, "--qid", "qid", "--score", "score", "--label", "label", "-m", "ndcg@5",
-               "--convention", "LightGBM", "--format", "json")
-    assert out.returncode == 0, out.stderr
+    code, out, err = _cli(capsys, "evaluate", table, "--qid", "qid", "--score", "score", "--label", "label", "-m",
+                          "ndcg@5", "--convention", "LightGBM", "--format", "json")
+    assert code == 0, err
     expected = skr.evaluate(y, scores, qid=qid, metrics=["ndcg@5"], convention="lightgbm").summary["ndcg@5"]
-    assert json.loads(out.stdout)["summary"]["ndcg@5"] == pytest.approx(expected, rel=1e-15)
+    assert json.loads(out)["summary"]["ndcg@5"] == pytest.approx(expected, rel=1e-15)
 
 
 def test_evaluate_ranks_keeps_the_registry_reading_of_names_under_a_preset():

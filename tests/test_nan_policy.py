@@ -612,12 +612,10 @@ def test_pykeen_convention_omits_nan_and_an_explicit_policy_wins():
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
-def test_command_line_reads_pandas_missing_scores_as_nan_under_omit(tmp_path, suffix):
+def test_command_line_reads_pandas_missing_scores_as_nan_under_omit(tmp_path, capsys, suffix):
     # pandas writes NaN as an empty CSV cell and as a Parquet null: under --nan-policy omit that is a
     # NaN score (a row to remove); otherwise the error says how to get there
     import json
-    import subprocess
-    import sys
 
     pd = pytest.importorskip("pandas")
     if suffix == ".parquet":
@@ -627,15 +625,14 @@ def test_command_line_reads_pandas_missing_scores_as_nan_under_omit(tmp_path, su
     path = tmp_path / f"t{suffix}"
     frame.to_csv(path, index=False) if suffix == ".csv" else frame.to_parquet(path)
 
-    def cli(*extra):
-        return subprocess.run([sys.executable, "-m", "sklearn_rank.cli", "evaluate", str(path), "--qid", "q",
-                               "--score", "s", "--label", "y", "-m", "mrr", "ndcg", "--format", "json", *extra],
-                              capture_output=True, text=True, timeout=300)
+    def cli(*extra):  # in this process: tests/test_cli.py runs the command line in processes of its own
+        return _run_cli(capsys, "evaluate", path, "--qid", "q", "--score", "s", "--label", "y", "-m", "mrr", "ndcg",
+                        "--format", "json", *extra)
 
-    out = cli("--nan-policy", "omit")
-    assert out.returncode == 0, out.stderr
+    code, out, err = cli("--nan-policy", "omit")
+    assert code == 0, err
     expected = skr.evaluate(frame.y.to_numpy(), frame.s.to_numpy(), qid=frame.q.to_numpy(), metrics=["mrr", "ndcg"],
                             nan_policy="omit")
-    assert json.loads(out.stdout)["summary"] == pytest.approx(expected.summary, rel=1e-15)
-    refused = cli()
-    assert refused.returncode == 2 and "--nan-policy omit" in refused.stderr and "Got " in refused.stderr
+    assert json.loads(out)["summary"] == pytest.approx(expected.summary, rel=1e-15)
+    code, out, err = cli()
+    assert code == 2 and "--nan-policy omit" in err and "Got " in err
