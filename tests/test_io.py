@@ -424,6 +424,7 @@ def traced_peak(call):
 @pytest.mark.parametrize("fast", [False, True])
 def test_one_long_field_does_not_widen_every_row(tmp_path, monkeypatch, small_fast_path, where, fast):
     monkeypatch.setattr(_trec_fast, "_FAST_READ", fast)
+    monkeypatch.setattr(_trec_fast, "_CHUNK_ROWS", 500)  # 9 chunks (of 7 rows: 643, 8 s of pandas calls)
     qrels_path, run_path, judgements, lines = long_field_files(tmp_path, where)
     size = run_path.stat().st_size
     run, peak = traced_peak(lambda: read_run(run_path))
@@ -440,6 +441,7 @@ def test_one_long_field_does_not_widen_every_row(tmp_path, monkeypatch, small_fa
 
 
 def test_the_fast_path_declines_before_padding_a_long_value(tmp_path, monkeypatch, small_fast_path):
+    monkeypatch.setattr(_trec_fast, "_CHUNK_ROWS", 500)  # the long value in the fifth of 9 chunks
     _, run_path, _, lines = long_field_files(tmp_path, 2000)
     run, peak = traced_peak(lambda: _trec_fast._read_fast(str(run_path), "run", None))
     assert run is None and peak < 16 * run_path.stat().st_size
@@ -453,6 +455,9 @@ def test_fixed_width_or_objects_is_decided_the_same_on_both_paths(tmp_path, monk
     path = tmp_path / "run"
     path.write_text("\n".join(lines) + "\n")
     monkeypatch.setattr(_trec_fast, "_FAST_READ", fast)
+    # the long value in the second of 2 chunks (29 chunks of 7 rows, each as wide as the longest line, took 8 s:
+    # the fast path trims a chunk's width one character position at a time)
+    monkeypatch.setattr(_trec_fast, "_CHUNK_ROWS", 100)
     run = read_run(path)
     assert run.docno.dtype == object and run.qid.dtype == np.dtype("U2")
     assert run.docno.tolist() == [line.split()[2] for line in lines]
