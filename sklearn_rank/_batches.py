@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _columns, _engine, _parts
 from ._inputs import ALL_EXCLUDED
+from ._threads import check_n_jobs
 from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["evaluate_batches"]
@@ -32,7 +33,7 @@ _WHOLE_INPUT_OPTIONS = ("judged", "missing")
 
 
 def evaluate_batches(batches, *, qid="qid", score="score", label="label", metrics=("mrr", "map", "ndcg@10"),
-                     sample_weight=None, exclude=None, unjudged=None, **options):
+                     sample_weight=None, exclude=None, unjudged=None, n_jobs=None, **options):
     """Evaluate a stream of record batches whose rows are grouped by query.
 
     The rows of each query must be contiguous in the stream (one query
@@ -71,6 +72,9 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
     unjudged : str, default=None
         The column of boolean flags of the candidates without a relevance
         judgement (see :func:`evaluate`).
+    n_jobs : int, default=None
+        Threads that rank parts of the queries gathered for the engine at once (None: 1, -1: every
+        core); the numbers are the same for every value.
     **options : dict
         The options of :func:`evaluate`: ``ties``, ``relevance_level``,
         ``gain``, ``no_relevant``, ``targets``, ``ap_denominator``,
@@ -127,14 +131,14 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
                                  f"argument {name!r} instead.")
     roles = _columns.resolve({"qid": qid, "score": score, "label": label, "sample_weight": sample_weight,
                               "exclude": exclude, "unjudged": unjudged})
-    return evaluate_stream(batches, roles, metrics=metrics, **options)
+    return evaluate_stream(batches, roles, metrics=metrics, n_jobs=n_jobs, **options)
 
 
-def evaluate_stream(batches, roles, *, metrics, **options):
+def evaluate_stream(batches, roles, *, metrics, n_jobs=None, **options):
     """:func:`evaluate_batches` with the columns resolved (``roles``: a ``_columns.Roles``, whose flags
     name the command line's options when it reads a table with ``--stream``)."""
     evaluation = _engine.plan(metrics=metrics, **options)
-    stream = _Stream(evaluation, roles)
+    stream = _Stream(evaluation, roles, check_n_jobs(n_jobs))
     for index, batch in enumerate(_batches(batches)):
         stream.add(index, batch)
     return stream.finish()
@@ -188,7 +192,8 @@ def _is_text(values):
 class _Stream:
     """The state of one pass over the stream: the query carried over and the complete rows gathered."""
 
-    def __init__(self, evaluation, roles):
+    def __init__(self, evaluation, roles, n_jobs=1):
+        self.n_jobs = n_jobs
         self.evaluation = evaluation
         self.roles = roles  # a _columns.Roles: parameter -> column name
         self.results = _parts.PartStore()  # the per-query values of the parts evaluated so far
@@ -332,7 +337,7 @@ class _Stream:
         arguments = {parameter: rows[parameter] for parameter in ("qid", "sample_weight", "exclude", "unjudged")
                      if parameter in rows}
         try:
-            part = self.evaluation.part(rows["label"], rows["score"], **arguments)
+            part = self.evaluation.part(rows["label"], rows["score"], n_jobs=self.n_jobs, **arguments)
         except ValueError as exc:
             if str(exc) == ALL_EXCLUDED:
                 # every candidate of these queries was excluded: they drop out, as in `evaluate`

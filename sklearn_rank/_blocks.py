@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _engine, _parts
 from ._inputs import ALL_EXCLUDED
+from ._threads import check_n_jobs
 from .exceptions import InputError, InputTypeError, InputValueError
 
 __all__ = ["evaluate_blocks"]
@@ -34,7 +35,7 @@ _ITEMS = "(y_true, y_score), (y_true, y_score, exclude) or (y_true, y_score, exc
 _END = object()
 
 
-def evaluate_blocks(blocks, *, metrics=("mrr", "map", "ndcg@10"), **options):
+def evaluate_blocks(blocks, *, metrics=("mrr", "map", "ndcg@10"), n_jobs=None, **options):
     """Evaluate a score matrix given as consecutive blocks of rows.
 
     For score matrices too large to hold at once, such as the scores of
@@ -63,6 +64,9 @@ def evaluate_blocks(blocks, *, metrics=("mrr", "map", "ndcg@10"), **options):
         checked, then skipped.
     metrics : str or sequence of str, default=("mrr", "map", "ndcg@10")
         Metric names (see :func:`metric_names`).
+    n_jobs : int, default=None
+        Threads that rank parts of each block's rows at once (None: 1, -1: every
+        core); the numbers are the same for every value.
     **options : dict
         The options of :func:`evaluate` that hold for every block:
         ``ties``, ``relevance_level``, ``gain``, ``no_relevant``,
@@ -133,7 +137,7 @@ def evaluate_blocks(blocks, *, metrics=("mrr", "map", "ndcg@10"), **options):
     """
     labels = _check_options(options)
     evaluation = _engine.plan(metrics=metrics, **options)
-    return _evaluate(evaluation, blocks, labels)
+    return _evaluate(evaluation, blocks, labels, check_n_jobs(n_jobs))
 
 
 def _check_options(options):
@@ -147,7 +151,7 @@ def _check_options(options):
     return options.pop("labels", None)
 
 
-def _evaluate(evaluation, blocks, labels):
+def _evaluate(evaluation, blocks, labels, n_jobs=1):
     """The report of every block (``evaluate_blocks`` with its options checked).
 
     No reference to a block is held while the next is produced (a generator computing the next block
@@ -173,7 +177,7 @@ def _evaluate(evaluation, blocks, labels):
         if first is None:
             first = kind
         if rows:
-            part = _part(evaluation, index, y_true, y_score, exclude, weight, labels)
+            part = _part(evaluation, index, y_true, y_score, exclude, weight, labels, n_jobs)
             if part is None:
                 all_excluded = True  # its queries drop out, as in evaluate
             else:
@@ -257,11 +261,11 @@ def _check_block(y_true, y_score, weight, index, first):
     return score_shape[0], kind
 
 
-def _part(evaluation, index, y_true, y_score, exclude, weight, labels):
+def _part(evaluation, index, y_true, y_score, exclude, weight, labels, n_jobs):
     """The engine's part of one block, as it came (None when every candidate was excluded); the block is named in
     the engine's errors."""
     try:
-        return evaluation.part(y_true, y_score, exclude=exclude, labels=labels, sample_weight=weight)
+        return evaluation.part(y_true, y_score, exclude=exclude, labels=labels, sample_weight=weight, n_jobs=n_jobs)
     except InputError as exc:
         if isinstance(exc, ValueError) and str(exc) == ALL_EXCLUDED:
             return None

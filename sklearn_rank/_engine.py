@@ -21,9 +21,10 @@ from ._label_index import LabelIndexStructure
 from ._matrix import MatrixStructure
 from ._namespace import array_namespace, evaluate_in_namespace, evaluate_ranks_in_namespace, namespace_structure
 from ._namespace_inputs import prepare_namespace
-from ._parts import partial_report, reduce_partials
+from ._parts import join_parts, partial_report, reduce_partials
 from ._rank_stats import ADJUSTED, RankDistribution, RankStats
 from ._ranks import GroupedStructure, Ranks
+from ._threads import PARTS_PER_JOB, check_n_jobs, map_in_order, split_queries
 from ._conventions import default_options, normalise_convention, resolve as resolve_convention
 from ._registry import DUAL_FAMILY, base_spec, get_metric, normalise_name, with_k
 from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
@@ -36,7 +37,7 @@ _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets
 def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=None, labels=None,
              relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None):
+             nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -47,13 +48,14 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
                       no_relevant=no_relevant, targets=targets, missing=missing, ap_denominator=ap_denominator,
                       nan_policy=nan_policy, convention=convention, report_params=report_params,
                       judged=judged is not None)
+    n_jobs = check_n_jobs(n_jobs)
     xp = array_namespace(y_score)
     if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
         return evaluate_in_namespace(xp, evaluation, y_true, y_score, qid=qid, exclude=exclude, labels=labels,
                                      sample_weight=sample_weight, judged=judged, unjudged=unjudged,
                                      families=_needs(evaluation.resolved))
     part = evaluation.part(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
-                           judged=judged, unjudged=unjudged)
+                           judged=judged, unjudged=unjudged, n_jobs=n_jobs)
     return evaluation.reduce([part])
 
 
@@ -79,17 +81,26 @@ class Plan:
     params: dict
 
     def part(self, y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
-             unjudged=None):
-        data, structure = _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged,
-                                     self.relevance_level, self.gain, stable=self.ties == "ordinal",
-                                     ties=self.ties, targets=self.targets, families=_needs(self.resolved),
-                                     unjudged=unjudged, nan_policy=self.nan_policy)
+             unjudged=None, n_jobs=1):
+        """The :class:`PartialReport` of the rows of some whole queries; ``n_jobs`` threads rank parts of
+        them (see ``_threads``), with the same numbers as one."""
+        stable = self.ties == "ordinal"
+        data = _validated(y_true, y_score, qid, exclude, labels, sample_weight, judged, self.gain, unjudged,
+                          self.nan_policy)
         options = dict(ties=self.ties, no_relevant=self.no_relevant, targets=self.targets,
                        ap_denominator=self.ap_denominator, no_relevant_for=self.no_relevant_for,
                        relevance_level=self.relevance_level)
-        if isinstance(structure, MatrixStructure):  # a chunk of rows at a time, then their values joined
+        if isinstance(data, RelevanceMatrix):  # a chunk of rows at a time, then their values joined
+            structure = MatrixStructure(data, self.relevance_level, self.gain, stable, self.ties, self.targets,
+                                        _needs(self.resolved), n_jobs=n_jobs)
             return structure.partial_report(self.resolved, **options)
-        return partial_report(structure, data, self.resolved, **options)
+
+        def one(queries):
+            structure = _rank_structure(queries, self.relevance_level, self.gain, stable)
+            return partial_report(structure, queries, self.resolved, **options)
+
+        return join_parts(map_in_order(one, split_queries(data, n_jobs * PARTS_PER_JOB if n_jobs > 1 else 1),
+                                       n_jobs))
 
     def reduce(self, parts, consume=False):
         """The report of ``parts``; with ``consume``, each part's per-query values are released as they are
@@ -272,17 +283,28 @@ def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, rel
     A relevance matrix is ranked a chunk of whole rows at a time (:class:`MatrixStructure`), so that memory
     follows the chunk, not the matrix; its data is returned as it is.
     """
+    data = _validated(y_true, y_score, qid, exclude, labels, sample_weight, judged, gain, unjudged, nan_policy)
+    if isinstance(data, RelevanceMatrix):
+        return data, MatrixStructure(data, relevance_level, gain, stable, ties, targets, families)
+    return data, _rank_structure(data, relevance_level, gain, stable)
+
+
+def _validated(y_true, y_score, qid, exclude, labels, sample_weight, judged, gain, unjudged, nan_policy):
+    """The checked data of any layout (``prepare``), with the exponential gain's overflow check."""
     data = prepare(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
                    judged=judged, unjudged=unjudged, nan_policy=nan_policy)
-    if isinstance(data, RelevanceMatrix):
-        if gain == "exponential":
-            check_exponential_gain(data.grades())
-        return data, MatrixStructure(data, relevance_level, gain, stable, ties, targets, families)
+    if gain == "exponential" and isinstance(data, RelevanceMatrix):
+        check_exponential_gain(data.grades())
+    elif gain == "exponential" and isinstance(data, GroupedData):
+        check_exponential_gain(data.rel, data.judged_rel)
+    return data
+
+
+def _rank_structure(data, relevance_level, gain, stable):
+    """The rank structure of grouped rows (one sort) or of a label index (counts)."""
     if isinstance(data, GroupedData):
-        if gain == "exponential":
-            check_exponential_gain(data.rel, data.judged_rel)
-        return data, GroupedStructure(data, relevance_level, gain, stable=stable)
-    return data, LabelIndexStructure(data, stable=stable)
+        return GroupedStructure(data, relevance_level, gain, stable=stable)
+    return LabelIndexStructure(data, stable=stable)
 
 
 def _positive_ints(values, n, name):

@@ -18,7 +18,8 @@ from ._inputs import ALL_EXCLUDED
 from ._lists import ListKernels
 from ._matrix_counts import COUNTED_CHUNK, counted_structure
 from ._namespace_inputs import namespace_chunk
-from ._parts import PartialReport, partial_report
+from ._parts import join_parts, partial_report
+from ._threads import map_in_order
 from ._rank_stats import NamespaceRankStats
 from ._ranks import GroupedStructure, namespace_ranks
 from ._registry import list_kernel
@@ -60,9 +61,10 @@ class MatrixStructure:
     depend on its own rows only, however the rows are grouped.
     """
 
-    def __init__(self, matrix, relevance_level, gain, stable, ties, targets, families):
+    def __init__(self, matrix, relevance_level, gain, stable, ties, targets, families, n_jobs=1):
         self.matrix, self.relevance_level, self.gain, self.stable = matrix, relevance_level, gain, stable
         self.ties, self.targets, self.families = ties, targets, families
+        self.n_jobs = n_jobs
 
     def row_ranges(self, lo=0, hi=None):
         """(lo, hi) of each chunk of rows of the grouped structure, from row ``lo`` to ``hi``."""
@@ -76,32 +78,40 @@ class MatrixStructure:
     def structure(self, data):
         return GroupedStructure(data, self.relevance_level, self.gain, stable=self.stable)
 
-    def chunks(self):
-        """``(data, structure)`` of each chunk of rows with a candidate: ranked by counting where it applies
-        (few gain items: chunks of about ``COUNTED_CHUNK`` cells, a copy of their scores the largest
-        temporary), else by the grouped structure's sort (its own, smaller chunks)."""
+    def chunks(self, build=None):
+        """``build(data, structure)`` (default: the pair itself) of each chunk of rows with a candidate, in row
+        order: ranked by counting where it applies (few gain items: chunks of about ``COUNTED_CHUNK`` cells,
+        a copy of their scores the largest temporary), else by the grouped structure's sort (its own, smaller
+        chunks). With ``n_jobs``, that many chunks at a time are ranked and built on threads."""
+        build = build or (lambda data, structure: (data, structure))
         n_queries, n_candidates = self.matrix.score.shape
-        entries = max(MATRIX_MIN_ENTRIES, min(COUNTED_CHUNK, self.matrix.score.size // 8))
+        entries = max(MATRIX_MIN_ENTRIES, min(COUNTED_CHUNK, self.matrix.score.size // (8 * self.n_jobs)))
         step = matrix_chunk_rows(n_candidates, entries)
-        for lo in range(0, n_queries, step):
-            hi = min(n_queries, lo + step)
-            counted = counted_structure(self.matrix, lo, hi, self.relevance_level, self.gain, self.stable)
-            if counted is not None:
-                yield counted
-                continue
-            for start, stop in self.row_ranges(lo, hi):
-                data = self.matrix.grouped(start, stop)
-                if data is not None:  # else every candidate of these rows was excluded
-                    yield data, self.structure(data)
+        starts = list(range(0, n_queries, step))
+        for wave in range(0, len(starts), self.n_jobs):
+            ranges = [(lo, min(n_queries, lo + step)) for lo in starts[wave:wave + self.n_jobs]]
+            for built in map_in_order(lambda bounds: self._ranked(*bounds, build), ranges, self.n_jobs):
+                yield from built
+
+    def _ranked(self, lo, hi, build):
+        counted = counted_structure(self.matrix, lo, hi, self.relevance_level, self.gain, self.stable)
+        if counted is not None:
+            return [build(*counted)]
+        built = []
+        for start, stop in self.row_ranges(lo, hi):
+            data = self.matrix.grouped(start, stop)
+            if data is not None:  # else every candidate of these rows was excluded
+                built.append(build(data, self.structure(data)))
+        return built
 
     def groups(self):
         """:class:`_KeptChunks` of consecutive chunks, each group's records within the budget (but one chunk)."""
         budget = max(self.matrix.score.nbytes // MATRIX_KEPT_SHARE, MATRIX_KEPT_MIN)
         kept = []
-        for data, structure in self.chunks():
-            # the chunk's structure, and its data, go before the next chunk is ranked
-            kept.append(_ChunkRecords(data, structure, self.ties, self.targets, self.families))
-            del data, structure
+        # each chunk's structure, and its data, go once its records are made (on its thread)
+        for records in self.chunks(lambda data, structure: _ChunkRecords(data, structure, self.ties, self.targets,
+                                                                         self.families)):
+            kept.append(records)
             if sum(record.nbytes for record in kept) > budget:
                 yield _KeptChunks(kept, self.ties, self.targets)
                 kept = []
@@ -113,7 +123,7 @@ class MatrixStructure:
         parts = [partial_report(group, group.queries, resolved, **options) for group in self.groups()]
         if not parts:
             raise InputValueError(ALL_EXCLUDED)
-        return _join_parts(parts)
+        return join_parts(parts)
 
     def ranks(self, targets):
         if targets != self.targets:
@@ -220,24 +230,6 @@ class _Queries:
     @property
     def n_queries(self):
         return len(self.qid)
-
-
-def _join_parts(parts):
-    """One :class:`PartialReport` of the chunks' parts (consecutive rows of one matrix), in their order."""
-    if len(parts) == 1:
-        return parts[0]
-    first = parts[0]
-    join = np.concatenate
-    weight = None if first.weight is None else join([part.weight for part in parts])
-    values = {name: join([part.values[name] for part in parts]) for name in first.values}
-    ranks = None
-    if first.ranks is not None:
-        # the targets' query column indexes the part's queries: shifted by the queries of the parts before
-        offsets = np.cumsum([0] + [part.n_queries for part in parts[:-1]])
-        ranks = tuple(join([part.ranks[i] + offset if i == 4 else part.ranks[i]
-                            for part, offset in zip(parts, offsets)]) for i in range(len(first.ranks)))
-    return PartialReport(join([part.qid for part in parts]), join([part.has_relevant for part in parts]), weight,
-                         values, ranks, first.missing_qid, first.missing_has_relevant)
 
 
 def _shift(record, offset, fields):

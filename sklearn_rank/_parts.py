@@ -382,3 +382,22 @@ def _check_list_values(written, spec, values, qid, params):
             "grades." if params.get("gain") == "exponential" else "")
     raise InputValueError(f"Metric {written!r} must be finite for every query.{hint} Got {int(bad.sum())} non-finite "
                           f"per-query values (e.g. qid {qid[bad][:5].tolist()}) instead.")
+
+
+def join_parts(parts):
+    """One :class:`PartialReport` of parts of consecutive queries (a matrix's chunks of rows, ``n_jobs``'s
+    parts), in their order."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    join = np.concatenate
+    weight = None if first.weight is None else join([part.weight for part in parts])
+    values = {name: join([part.values[name] for part in parts]) for name in first.values}
+    ranks = None
+    if first.ranks is not None:
+        # the targets' query column indexes the part's queries: shifted by the queries of the parts before
+        offsets = np.cumsum([0] + [part.n_queries for part in parts[:-1]])
+        ranks = tuple(join([part.ranks[i] + offset if i == 4 else part.ranks[i]
+                            for part, offset in zip(parts, offsets)]) for i in range(len(first.ranks)))
+    return PartialReport(join([part.qid for part in parts]), join([part.has_relevant for part in parts]), weight,
+                         values, ranks, first.missing_qid, first.missing_has_relevant)

@@ -47,6 +47,11 @@ exclude : array-like of bool or sparse matrix, default=None
     Candidates removed before ranking (filtered protocol): shaped like
     ``y_score`` (a SciPy sparse matrix in the matrix layouts: its stored
     cells are excluded).""",
+    "n_jobs": """
+n_jobs : int, default=None
+    Threads that rank parts of the queries at once (None: 1, -1: every
+    core). The numbers are the same for every value. Inside a search that
+    already runs in parallel (``GridSearchCV(n_jobs=...)``), leave it at 1.""",
     "labels": """
 labels : array-like of shape (n_candidates,), default=None
     Label-index layout: the class label of each column of ``y_score``.""",
@@ -208,7 +213,7 @@ def _document_parameters(func):
 def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties=_D["ties"], exclude=None,
              labels=None, relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             nan_policy=_D["nan_policy"], convention=None, unjudged=None):
+             nan_policy=_D["nan_policy"], convention=None, unjudged=None, n_jobs=None):
     """Compute several ranking metrics from one rank computation.
 
     Read more in the :ref:`User Guide <metrics>`.
@@ -254,7 +259,7 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
                             relevance_level=relevance_level, gain=gain, no_relevant=no_relevant,
                             sample_weight=sample_weight, targets=targets, judged=judged, missing=missing,
                             ap_denominator=ap_denominator, nan_policy=nan_policy, convention=convention,
-                            unjudged=unjudged)
+                            unjudged=unjudged, n_jobs=n_jobs)
 
 
 @_document_parameters
@@ -402,7 +407,7 @@ def _single(name, y_true, y_score, k, kwargs):
 @_document_parameters
 def mean_reciprocal_rank(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None,
                          relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, targets=_D["targets"],
-                         judged=None, nan_policy=_D["nan_policy"], convention=None):
+                         judged=None, nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """Mean reciprocal rank of the first relevant item (or of every target with ``targets="all"``).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -431,13 +436,14 @@ def mean_reciprocal_rank(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], 
     return _single("mrr", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged,
-        nan_policy=nan_policy, convention=convention))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None,
                            relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                           ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"], convention=None):
+                           ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"], convention=None,
+                           n_jobs=None):
     """Mean average precision; with ``k``, trec_eval's ``map_cut`` (denominator: all relevant items).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -464,13 +470,13 @@ def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"]
     return _single("map", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, ap_denominator=ap_denominator,
-        nan_policy=nan_policy, convention=convention))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
                no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-               nan_policy=_D["nan_policy"], convention=None):
+               nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """Normalized discounted cumulative gain (scikit-learn's value on scikit-learn's input).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -497,13 +503,13 @@ def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=No
     """
     return _single("ndcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention))
+        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
               no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-              nan_policy=_D["nan_policy"], convention=None):
+              nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """Discounted cumulative gain with the ``log2(1 + position)`` discount.
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -529,13 +535,13 @@ def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=Non
     """
     return _single("dcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention))
+        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
               no_relevant=_D["no_relevant"], sample_weight=None, targets=_D["targets"], judged=None,
-              nan_policy=_D["nan_policy"], convention=None):
+              nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """Fraction of queries (or targets) with a relevant item in the top ``k`` (``hits@k``, ``success@k``).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -560,13 +566,13 @@ def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, la
     return _single("hits", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, targets=targets, judged=judged,
-        nan_policy=nan_policy, convention=convention))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
                    relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                   nan_policy=_D["nan_policy"], convention=None):
+                   nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """Precision at ``k``: relevant items in the top ``k``, divided by ``k`` (even for shorter lists).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -590,13 +596,13 @@ def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=Non
     return _single("p", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
-        nan_policy=nan_policy, convention=convention))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
                 relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                   nan_policy=_D["nan_policy"], convention=None):
+                   nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """Recall at ``k``: relevant items in the top ``k`` divided by the number of relevant items.
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -620,13 +626,13 @@ def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, 
     return _single("r", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
-        nan_policy=nan_policy, convention=convention))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def r_precision(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
                 no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                nan_policy=_D["nan_policy"], convention=None):
+                nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """R-precision: precision at ``R``, the number of relevant items of the query.
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -648,12 +654,12 @@ def r_precision(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, lab
     return _single("rprec", y_true, y_score, None, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
-        nan_policy=nan_policy, convention=convention))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 
 
 @_document_parameters
 def mean_rank(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, labels=None, relevance_level=None,
-              sample_weight=None, targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None):
+              sample_weight=None, targets=_D["targets"], nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
     """Mean rank of the targets (lower is better).
 
     Read more in the :ref:`User Guide <rank_statistics>`.
@@ -677,5 +683,5 @@ def mean_rank(y_true, y_score, *, qid=None, ties=_D["ties"], exclude=None, label
     """
     return _single("mr", y_true, y_score, None, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
-        sample_weight=sample_weight, targets=targets, nan_policy=nan_policy, convention=convention))
+        sample_weight=sample_weight, targets=targets, nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
 

@@ -1,0 +1,80 @@
+"""``n_jobs``: the queries of one evaluation split into parts computed on threads, joined in query order.
+
+NumPy releases the GIL in the sorts, counts and reductions that dominate the engine, so threads share a
+machine's cores without copying the input. The validated data is split into parts of whole queries
+(rows of a matrix, code ranges of grouped rows), each part gets its own structure and per-query
+values, and the parts are joined in order: a query's values depend on its own rows only, and the rank
+statistics pool every part's targets in one canonical order, so the numbers are the same for every
+``n_jobs``.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+import os
+
+import numpy as np
+
+from ._checks import check_positive_int
+from ._inputs import GroupedData, LabelIndexData
+from .exceptions import InputTypeError, InputValueError
+
+# Parts per thread: a few, so that a thread that finishes early takes another part.
+PARTS_PER_JOB = 4
+
+
+def check_n_jobs(n_jobs):
+    """The number of threads for ``n_jobs``: None is 1, -1 every core, a positive integer itself."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, (bool, np.bool_)) and n_jobs == -1:
+        return max(1, os.cpu_count() or 1)
+    if isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, (bool, np.bool_)) and n_jobs < -1:
+        raise InputValueError(f"`n_jobs` must be None, -1 (every core) or a positive integer. Got {int(n_jobs)} "
+                              "instead.")
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, (int, np.integer)):
+        raise InputTypeError(f"`n_jobs` must be None, -1 (every core) or a positive integer. Got "
+                             f"{type(n_jobs).__name__} {n_jobs!r} instead.")
+    return check_positive_int(n_jobs, "n_jobs")
+
+
+def map_in_order(function, items, n_jobs):
+    """``[function(item) for item in items]``, on ``n_jobs`` threads, in the order of ``items``."""
+    items = list(items)
+    if n_jobs <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        return list(pool.map(function, items))
+
+
+def split_queries(data, n_parts):
+    """Parts of the validated ``data`` (``GroupedData`` or ``LabelIndexData``) holding whole queries, in
+    query order; ``[data]`` when it cannot be split (one query, or judgements beside the rows)."""
+    n_queries = data.n_queries
+    if n_parts <= 1 or n_queries < 2 or getattr(data, "judged_query", None) is not None:
+        return [data]
+    bounds = np.linspace(0, n_queries, min(n_parts, n_queries) + 1).astype(np.intp)
+    ranges = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+    if isinstance(data, LabelIndexData):
+        return [_label_index_rows(data, lo, hi) for lo, hi in ranges]
+    return [_grouped_queries(data, lo, hi) for lo, hi in ranges]
+
+
+def _label_index_rows(data, lo, hi):
+    exclude = data.exclude
+    if exclude is not None:
+        exclude = exclude[lo:hi]
+    return replace(data, score=data.score[lo:hi], target=data.target[lo:hi], exclude=exclude,
+                   qid=data.qid[lo:hi], weight=None if data.weight is None else data.weight[lo:hi])
+
+
+def _grouped_queries(data: GroupedData, lo, hi):
+    if data.grouped:  # rows sorted by query code: the part's rows are a slice (no copy)
+        start, stop = np.searchsorted(data.query, [lo, hi])
+        rows = slice(int(start), int(stop))
+    else:
+        rows = np.flatnonzero((data.query >= lo) & (data.query < hi))
+    return GroupedData(query=data.query[rows] - lo, score=data.score[rows], rel=data.rel[rows], qid=data.qid[lo:hi],
+                       weight=None if data.weight is None else data.weight[lo:hi], grouped=data.grouped,
+                       unjudged=None if data.unjudged is None else data.unjudged[rows])
