@@ -54,13 +54,27 @@ def max_batches_per_query(qid, slices):
 
 
 def as_batches(frame, slices, kind, qid_type=None):
-    """The rows of ``frame`` cut into ``slices``, as record batches, tables or pandas frames."""
+    """The rows of ``frame`` cut into ``slices``, as record batches, tables or pandas frames.
+
+    The Arrow ones hold arrays of their own (no offset into a larger one), as if each slice had been converted
+    alone; with ``qid_type="dictionary"`` each is, so that each has a dictionary of its own ids.
+    """
+    whole = None
+    if qid_type != "dictionary":  # one conversion (one per slice took seconds for one-row batches)
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        if qid_type is not None:
+            table = table.set_column(0, "qid", table.column("qid").cast(qid_type))
+        whole = table.combine_chunks().to_batches()[0]
     out = []
     for i, rows in enumerate(slices):
         chunk = frame.iloc[rows].reset_index(drop=True)
         choice = kind if kind != "mixed" else ("batch", "table", "pandas")[i % 3]
         if choice == "pandas":
             out.append(chunk)
+            continue
+        if whole is not None:
+            batch = whole.take(np.arange(*rows.indices(len(frame))))
+            out.append(pa.Table.from_batches([batch]) if choice == "table" else batch)
             continue
         # an empty batch: the first row's batch sliced to no row (old pyarrow builds no empty dictionary array)
         table = pa.Table.from_pandas(chunk if len(chunk) else frame.iloc[:1], preserve_index=False)
