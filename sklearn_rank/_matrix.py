@@ -83,10 +83,14 @@ class MatrixStructure:
         order: ranked by counting where it applies (few gain items: chunks of about ``COUNTED_CHUNK`` cells,
         a copy of their scores the largest temporary), else by the grouped structure's sort (its own, smaller
         chunks). With ``n_jobs``, that many chunks at a time are ranked and built on threads."""
+        from . import _inputs
+
         build = build or (lambda data, structure: (data, structure))
         n_queries, n_candidates = self.matrix.score.shape
         entries = max(MATRIX_MIN_ENTRIES, min(COUNTED_CHUNK, self.matrix.score.size // (8 * self.n_jobs)))
-        step = matrix_chunk_rows(n_candidates, entries)
+        # a whole number of the sort's chunks: a chunk the counting declines is sorted in full chunks
+        sorted_step = matrix_chunk_rows(n_candidates, _inputs.MATRIX_CHUNK, self.matrix.score.nbytes)
+        step = max(1, round(matrix_chunk_rows(n_candidates, entries) / sorted_step)) * sorted_step
         starts = list(range(0, n_queries, step))
         for wave in range(0, len(starts), self.n_jobs):
             ranges = [(lo, min(n_queries, lo + step)) for lo in starts[wave:wave + self.n_jobs]]

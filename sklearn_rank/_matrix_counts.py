@@ -52,6 +52,8 @@ def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal):
         columns, grade = rel.indices, rel.data
     else:
         rel = matrix.rel[lo:hi]
+        if np.count_nonzero(rel) > COUNTED_SHARE * score.size:
+            return None  # many gain items: the sort (decided before any other pass over the chunk)
         if not _valid_relevance(rel):
             return None  # the grouped structure reports it, with its location
         positive = rel > 0  # the gain items: a positive gain has a positive grade, whatever the relevance level
