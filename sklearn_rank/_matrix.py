@@ -81,32 +81,35 @@ class MatrixStructure:
     def chunks(self, build=None):
         """``build(data, structure)`` (default: the pair itself) of each chunk of rows with a candidate, in row
         order: ranked by counting where it applies (few gain items: chunks of about ``COUNTED_CHUNK`` cells,
-        a copy of their scores the largest temporary), else by the grouped structure's sort (its own, smaller
-        chunks). With ``n_jobs``, that many chunks at a time are ranked and built on threads."""
-        from . import _inputs
-
+        a copy of their scores the largest temporary), else by the grouped structure's sort (its own chunks,
+        within the counted chunk's rows). With ``n_jobs``, that many chunks at a time on threads."""
         build = build or (lambda data, structure: (data, structure))
         n_queries, n_candidates = self.matrix.score.shape
         entries = max(MATRIX_MIN_ENTRIES, min(COUNTED_CHUNK, self.matrix.score.size // (8 * self.n_jobs)))
-        # a whole number of the sort's chunks: a chunk the counting declines is sorted in full chunks
-        sorted_step = matrix_chunk_rows(n_candidates, _inputs.MATRIX_CHUNK, self.matrix.score.nbytes)
-        step = max(1, round(matrix_chunk_rows(n_candidates, entries) / sorted_step)) * sorted_step
-        starts = list(range(0, n_queries, step))
-        for wave in range(0, len(starts), self.n_jobs):
-            ranges = [(lo, min(n_queries, lo + step)) for lo in starts[wave:wave + self.n_jobs]]
-            for built in map_in_order(lambda bounds: self._ranked(*bounds, build), ranges, self.n_jobs):
-                yield from built
+        step = matrix_chunk_rows(n_candidates, entries)
+        ranges = [(lo, min(n_queries, lo + step)) for lo in range(0, n_queries, step)]
+        for wave in range(0, len(ranges), self.n_jobs):
+            counted = map_in_order(lambda bounds: self._counted(*bounds, build), ranges[wave:wave + self.n_jobs],
+                                   self.n_jobs)
+            for (lo, hi), built in zip(ranges[wave:wave + self.n_jobs], counted):
+                if built is not None:
+                    yield built
+                    continue
+                # declined: the sort, one of its chunks at a time (their records are yielded before the next
+                # is made: the budget of kept records applies between them)
+                sorted_ranges = self.row_ranges(lo, hi)
+                for start in range(0, len(sorted_ranges), self.n_jobs):
+                    yield from (built for built in map_in_order(lambda bounds: self._sorted(*bounds, build),
+                                                                sorted_ranges[start:start + self.n_jobs],
+                                                                self.n_jobs) if built is not None)
 
-    def _ranked(self, lo, hi, build):
+    def _counted(self, lo, hi, build):
         counted = counted_structure(self.matrix, lo, hi, self.relevance_level, self.gain, self.stable)
-        if counted is not None:
-            return [build(*counted)]
-        built = []
-        for start, stop in self.row_ranges(lo, hi):
-            data = self.matrix.grouped(start, stop)
-            if data is not None:  # else every candidate of these rows was excluded
-                built.append(build(data, self.structure(data)))
-        return built
+        return None if counted is None else build(*counted)
+
+    def _sorted(self, lo, hi, build):
+        data = self.matrix.grouped(lo, hi)
+        return None if data is None else build(data, self.structure(data))  # None: every candidate excluded
 
     def groups(self):
         """:class:`_KeptChunks` of consecutive chunks, each group's records within the budget (but one chunk)."""
