@@ -50,7 +50,9 @@ def spark():
 
     ``local[2]``, 4 shuffle partitions without adaptive coalescing and Arrow batches of 16 rows, so that
     queries are scattered over partitions and cross batch boundaries (tests/test_spark.py relies on it).
-    A test that changes a setting restores it.
+    A test that changes a setting restores it. The JVM compiles with its quick compiler only and collects
+    garbage on one thread: the tests' jobs are small, and its optimizing compiler took twice the CPU (36 to
+    42 s against 17 to 22 s for tests/test_columns.py's Spark cases twice over) beside the other worker.
     """
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:
@@ -73,6 +75,7 @@ def spark():
                .config("spark.sql.adaptive.enabled", "false")  # keep the 4 partitions (no coalescing)
                .config("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
