@@ -41,9 +41,20 @@ def run_example(name):
     return done.stdout, done.stderr
 
 
-def run_cli(*arguments):
-    return subprocess.run([sys.executable, "-m", "sklearn_rank", *arguments], cwd=CLI_FILES, env=SUBPROCESS_ENV,
-                          capture_output=True, text=True, timeout=TIMEOUT)
+@pytest.fixture
+def run_cli(monkeypatch, capsys):
+    """The command line of docs/cli.rst's session, in its folder, in this process: (exit code, standard output,
+    standard error)."""
+    from sklearn_rank.cli import main
+
+    monkeypatch.chdir(CLI_FILES)
+
+    def run(*arguments):
+        code = main(list(arguments))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 def numbers(line):
@@ -235,29 +246,29 @@ def test_docs_page_examples(page):
     assert result.failed == 0, f"{result.failed} of the {result.attempted} examples of docs/{page} failed (see above)"
 
 
-def test_cli_page_table_claims():
+def test_cli_page_table_claims(run_cli):
     # "In query u3 the relevant item ties for the first place: reciprocal rank 0.75, hits@1 0.5."
-    done = run_cli("evaluate", "scores.csv", "--qid", "query", "--score", "score", "--label", "relevant",
-                   "-m", "mrr", "hits@1", "--format", "json", "--per-query")
-    assert done.returncode == 0, done.stderr
-    output = json.loads(done.stdout)
+    code, out, err = run_cli("evaluate", "scores.csv", "--qid", "query", "--score", "score", "--label", "relevant",
+                             "-m", "mrr", "hits@1", "--format", "json", "--per-query")
+    assert code == 0, err
+    output = json.loads(out)
     u3 = output["per_query"]["qid"].index("u3")
     assert output["per_query"]["mrr"][u3] == 0.75 and output["per_query"]["hits@1"][u3] == 0.5
     assert output["summary"] == {"mrr": 0.5625, "hits@1": 0.125}
 
 
-def test_cli_page_compare_claims():
+def test_cli_page_compare_claims(run_cli):
     # "On ten queries, dense beats bm25 on eight, but the difference is not significant at 0.05."
-    done = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "ndcg@10", "--format", "json")
-    assert done.returncode == 0, done.stderr
-    (row,) = json.loads(done.stdout)["comparisons"]
+    code, out, err = run_cli("compare", "qrels.txt", "bm25.run", "dense.run", "-m", "ndcg@10", "--format", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)["comparisons"]
     assert (row["a"], row["b"], row["test"], row["n_a"]) == ("bm25", "dense", "wilcoxon", 10)
     assert (row["wins"], row["ties"], row["losses"]) == (2, 0, 8)
     assert 0.05 < row["pvalue"] < 0.1
 
 
-def test_cli_page_error_claim():
-    done = run_cli("evaluate", "qrels.txt", "missing.run")
-    assert done.returncode == 2
-    assert done.stderr.strip() == "sklearn-rank: error: missing.run: No such file or directory"
-    assert "Traceback" not in done.stderr
+def test_cli_page_error_claim(run_cli):
+    code, out, err = run_cli("evaluate", "qrels.txt", "missing.run")
+    assert code == 2
+    assert err.strip() == "sklearn-rank: error: missing.run: No such file or directory"
+    assert "Traceback" not in err
