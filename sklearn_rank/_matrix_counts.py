@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._inputs import GroupedData
-from ._ranks import Blocks, GroupedStructure, relevance_masks
+from ._ranks import GroupedStructure, relevance_masks
 from ._segments import exclusive_segment_sum, segment_starts
 
 # Gain items of a chunk, as a share of its cells, up to which counting replaces the grouped sort: beyond,
@@ -187,8 +187,7 @@ class CountedStructure(GroupedStructure):
     scored ``above`` it and ``level`` with it (itself included), and under the ordinal policy those
     level with it in an earlier column (``tied_earlier``); ``counts`` holds each query's candidates. The
     items are laid out as the grouped structure lays them out (by query, decreasing score, then column:
-    the order a stable sort leaves tied rows in), so its methods apply unchanged; the optimistic and
-    pessimistic places, which it finds by a second sort, are counted here too.
+    the order a stable sort leaves tied rows in), so its methods apply unchanged.
     """
 
     def __init__(self, data, relevance_level, gain, query, score, column, grade, above, level, tied_earlier,
@@ -216,23 +215,3 @@ class CountedStructure(GroupedStructure):
         # otherwise any order of the tied candidates (the grouped structure's unstable sort), the items first
         self.item_pos = above + (tied_earlier[order] if self.stable
                                  else exclusive_segment_sum(np.ones(query.size), self.item_block))
-
-    def blocks(self, ties):
-        if ties not in ("optimistic", "pessimistic"):
-            return super().blocks(ties)
-        # the gain items of a tie block by grade, the higher first (optimistic: before the tied candidates
-        # without gain) or the lower first (pessimistic: after them); equal grades in column order
-        key = -self.item_grade if ties == "optimistic" else self.item_grade
-        order = np.lexsort((np.arange(key.size), key, self.item_block))
-        rank_in_block = np.empty(key.size)
-        rank_in_block[order] = exclusive_segment_sum(np.ones(key.size), self.item_block[order])
-        n_items = np.bincount(self.item_block, minlength=self.block_query.size)[self.item_block]
-        start = self.block_start[self.item_block]
-        if ties == "pessimistic":
-            start = start + self.block_size[self.item_block] - n_items
-        pos = start + rank_in_block
-        by_place = np.lexsort((pos, self.item_q))
-        q = self.item_q[by_place]
-        b = Blocks(q, pos[by_place], np.ones(q.size), self.item_rel[by_place], self.item_gain[by_place],
-                   grade=self.item_grade[by_place])
-        return b, b

@@ -318,6 +318,8 @@ class GroupedStructure:
             return b, b
         if ties == "realistic":
             return self._realistic_blocks()
+        if ties in ("optimistic", "pessimistic") and not unjudged:
+            return self._grade_ordered_blocks(ties)
         unjudged_before = None
         if ties == "ordinal":
             if not self.stable:
@@ -340,6 +342,25 @@ class GroupedStructure:
                 unjudged_before = cum[idx] - cum[self.qstart[q]]
         b = Blocks(q, pos.astype(np.float64), np.ones(q.size), rel, gain, unjudged_before=unjudged_before,
                    grade=grade)
+        return b, b
+
+    def _grade_ordered_blocks(self, ties):
+        """The optimistic or pessimistic blocks from the tie blocks, without a second sort: the gain items of a
+        tie block by grade, the higher first (optimistic: before the tied candidates without gain) or the
+        lower first (pessimistic: after them); equal grades in item order (interchangeable: same gain)."""
+        key = -self.item_grade if ties == "optimistic" else self.item_grade
+        order = np.lexsort((np.arange(key.size), key, self.item_block))
+        rank_in_block = np.empty(key.size)
+        rank_in_block[order] = exclusive_segment_sum(np.ones(key.size), self.item_block[order])
+        n_items = np.bincount(self.item_block, minlength=self.block_query.size)[self.item_block]
+        start = self.block_start[self.item_block]
+        if ties == "pessimistic":
+            start = start + self.block_size[self.item_block] - n_items
+        pos = start + rank_in_block
+        by_place = np.lexsort((pos, self.item_q))
+        q = self.item_q[by_place]
+        b = Blocks(q, pos[by_place], np.ones(q.size), self.item_rel[by_place], self.item_gain[by_place],
+                   grade=self.item_grade[by_place])
         return b, b
 
     def item_blocks(self, ties):
