@@ -307,11 +307,15 @@ def test_readers_report_progress(tmp_path):
 
 
 def test_the_metric_functions_and_the_command_line_do_not_load_scikit_learn(tmp_path):
-    # scikit-learn (and with it pandas and scipy.stats) loads on first use of the integration only.
+    # scikit-learn (and with it pandas and scipy.stats) loads on first use of the integration only; the Spark and
+    # Dask modules, with PySpark and Dask, on first use of sklearn_rank.spark and sklearn_rank.dask (one fresh
+    # interpreter for these import checks: tests/test_spark.py and tests/test_dask.py each started one)
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
     run.write_text("q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\n")
     code = ("import sys, sklearn_rank\n"
+            "backends = ('sklearn_rank.spark', 'pyspark', 'sklearn_rank.dask', 'dask')\n"
+            "assert not [m for m in backends if m in sys.modules], [m for m in backends if m in sys.modules]\n"
             "from sklearn_rank import cli\n"
             "sklearn_rank.evaluate([1, 0], [0.5, 0.2], qid=[1, 1])\n"
             f"assert cli.main(['evaluate', {str(qrels)!r}, {str(run)!r}]) == 0\n"
@@ -319,7 +323,9 @@ def test_the_metric_functions_and_the_command_line_do_not_load_scikit_learn(tmp_
             "assert not loaded, loaded\n"
             "from sklearn_rank import RankingEvaluator\n"
             "assert 'sklearn' in sys.modules\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    package_root = str(Path(sys.modules["sklearn_rank"].__file__).parents[1])  # the checkout under test
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([package_root, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
 
 
