@@ -21,6 +21,7 @@ Conventions (from the package design):
 """
 
 import decimal
+import functools
 import itertools
 import math
 import statistics
@@ -647,8 +648,17 @@ def random_moments(statistic, num_candidates, *, k=None, weights=None, num_relev
     Each target's rank is the best of ``num_relevant[i]`` (default 1, i.e.
     uniform on 1..N_i) random positions among N_i, independently across
     targets. Computed by summing over every value of every rank (Fractions for
-    MR, MRR and hits).
+    MR, MRR and hits). Remembered: the adjusted statistics of one base share the
+    moments, and a test asks for the same ones several times.
     """
+    def frozen(values):
+        return None if values is None else tuple(values)
+
+    return _random_moments(statistic, frozen(num_candidates), k, frozen(weights), frozen(num_relevant))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _random_moments(statistic, num_candidates, k, weights, num_relevant):
     n = len(num_candidates)
     if num_relevant is None:
         num_relevant = [1] * n
