@@ -9,7 +9,7 @@ on every path:
 - roles are distinct: one column cannot be the query id and the score (a typo in a flag must not
   turn the relevance labels into a perfect ranking);
 - every named column is present, once;
-- missing values (null, None, NA, NaN ids, an empty cell or an empty id): never in ``qid``,
+- missing values (null, None, NA, NaN ids, an empty cell, an empty or blank id): never in ``qid``,
   ``label``, ``sample_weight``, ``exclude`` or ``unjudged``; in ``score`` only under
   ``nan_policy="omit"``, where a missing score is a NaN score (pandas writes NaN as a null or an
   empty cell);
@@ -182,17 +182,18 @@ def check(roles, role, values, *, missing=None, nan_policy="raise", where=None):
             return _nan_where(roles, values, missing, where)
         raise missing_error(roles, role, at(int(np.argmax(missing))), nan_policy=nan_policy)
     if role in ID_ROLES:
-        # a NaN id is a missing id; an empty id is one too (a CSV file cannot tell it from a missing cell)
+        # a NaN id is a missing id; an empty or blank id is one too (a CSV file cannot tell it from a missing
+        # cell, and a blank cell looks like one)
         if kind == "f":
             missing = np.isnan(values)
         elif kind in "US":
-            missing = values == ""
+            missing = np.char.str_len(np.char.strip(values)) == 0
         elif kind == "O":
-            missing = np.fromiter((v is None or v == "" for v in values), dtype=bool, count=values.size)
+            missing = np.fromiter((v is None or (isinstance(v, (str, bytes)) and not v.strip()) for v in values),
+                                  dtype=bool, count=values.size)
         if missing is not None and missing.any():
             i = int(np.argmax(missing))
-            raise missing_error(roles, role, at(i), "an empty id" if kind in "OUS" and values[i] == "" else
-                                "a missing value")
+            raise missing_error(roles, role, at(i), _missing_id(values[i]))
     if role in ID_ROLES:
         if kind == "f":
             whole = (values == np.round(values)) & (np.abs(values) <= EXACT_IDS)
@@ -225,6 +226,15 @@ def check(roles, role, values, *, missing=None, nan_policy="raise", where=None):
             raise type_error(roles, role, at(0), f"text ({short(values[0])})")
         raise type_error(roles, role, at(None), f"values of type {values.dtype}")
     return values
+
+
+def _missing_id(value):
+    """How a message shows a missing id: an empty or blank one by its characters, so that the user sees why."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (str, bytes)):
+        return f"a blank id {short(value)}" if value else "an empty id"
+    return "a missing value"
 
 
 def _is_number(value):
@@ -455,10 +465,10 @@ def arrow_ids(roles, role, array, *, where=None):
         values = arrow_column(roles, role, array, where=where)
         uniques, codes = np.unique(values, return_inverse=True)
         return codes.reshape(-1).astype(np.int64), uniques
-    missing = pc.or_kleene(pc.is_null(array), pc.equal(array, ""))
+    missing = pc.or_kleene(pc.is_null(array), pc.equal(pc.utf8_trim_whitespace(array), ""))
     if missing.true_count:
         i = pc.index(missing, True).as_py()
-        raise missing_error(roles, role, _at(where, i), "a missing value" if array[i].as_py() is None else "an empty id")
+        raise missing_error(roles, role, _at(where, i), _missing_id(array[i].as_py()))
     encoded = array.dictionary_encode()
     values = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=object)
     order = np.argsort(values, kind="stable")

@@ -130,6 +130,11 @@ def _short(value, limit=40):
     return text if len(text) <= limit else text[:limit] + "...'"
 
 
+def _missing_cell(value):
+    """How a message shows a missing id cell: a blank one by its characters, so that the user sees why."""
+    return f"a blank id {_short(value)}" if value.isspace() else _short(value)
+
+
 def _csv_lines(handle, path, limit):
     """The lines of a pipe or device, each at most ``limit`` characters (their total size is unknown)."""
     number = 0
@@ -212,14 +217,15 @@ def _read_csv_rows(reader, path, roles, handle, size, progress, nan_policy):
         value = row[qid_at]
         code = qid_index.get(value)
         if code is None:
-            if value in _columns.MISSING_WORDS:  # what pandas and R write for a missing value: never a query
-                raise _columns.missing_error(roles, "qid", f"{path}:{line}", _short(value))
+            # what pandas and R write for a missing value, or a blank cell: never a query
+            if value in _columns.MISSING_WORDS or value.isspace():
+                raise _columns.missing_error(roles, "qid", f"{path}:{line}", _missing_cell(value))
             code = qid_index[value] = len(qid_index)
         qid_codes.append(code)
         if group is not None:
             value = row[group_at]
-            if value in _columns.MISSING_WORDS:
-                raise _columns.missing_error(roles, "group", f"{path}:{line}", _short(value))
+            if value in _columns.MISSING_WORDS or value.isspace():
+                raise _columns.missing_error(roles, "group", f"{path}:{line}", _missing_cell(value))
             code = group.index.get(value)
             if code is None:
                 code = group.index[value] = len(group.index)
