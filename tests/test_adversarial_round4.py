@@ -4,6 +4,7 @@ Each test is a finding of that pass, and failed before its fix: a silent wrong n
 verdicts for one table, or an error that did not say what came in.
 """
 
+import json
 
 import numpy as np
 import pytest
@@ -32,6 +33,43 @@ def evaluate_table(capsys, path, *extra, metrics=("mrr",)):
 def frame():
     return pd.DataFrame({"qid": ["a", "a", "a", "b", "b", "c", "c"], "score": [0.9, 0.5, 0.1, 0.2, 0.8, 0.3, 0.3],
                          "label": [0, 1, 0, 1, 0, 2, 0]})
+
+
+# ------------------------------------------------------------------------------- integers beyond 2**53
+BIG = 2 ** 60
+
+
+@pytest.mark.parametrize("rest", ["a,0.5,0", "a,,0"], ids=["a fraction", "a missing score under omit"])
+def test_csv_integer_scores_beyond_2_53_beside_a_non_integer_are_refused(tmp_path, capsys, rest):
+    """A column of integer scores above 2**53 with one fraction (or one empty cell, NaN under omit) was read as
+    float64, which tied 2**60 + 1 and 2**60: mrr 0.75 instead of 1.0, exit 0."""
+    path = tmp_path / "t.csv"
+    path.write_text(f"qid,score,label\na,{BIG + 1},1\na,{BIG},0\n{rest}\nb,1,1\nb,0,0\n")
+    code, out, err = evaluate_table(capsys, path, "--nan-policy", "omit")
+    assert code == 2 and out == "", out
+    assert f"{path}:2: --score column 'score'" in err and "beyond 2**53" in err and str(BIG + 1) in err, err
+
+
+def test_csv_integer_scores_beyond_2_53_refused_when_a_later_chunk_holds_a_fraction(tmp_path, capsys, monkeypatch):
+    """The first chunk of rows was read as exact integers, a later one as floats: finish() turned the integers
+    into float64 without a word."""
+    from sklearn_rank.io import _tables
+
+    monkeypatch.setattr(_tables, "_CHUNK_ROWS", 2)
+    path = tmp_path / "t.csv"
+    path.write_text(f"qid,score,label\na,{BIG + 1},1\na,{BIG},0\nb,0.5,1\nb,0.25,0\n")
+    code, out, err = evaluate_table(capsys, path)
+    assert code == 2 and out == "", out
+    assert f"{path}:2: --score column 'score'" in err and "beyond 2**53" in err, err
+
+
+def test_csv_large_integers_that_float64_holds_exactly_are_accepted(tmp_path, capsys):
+    """Only a loss is refused: 2**60 and 2**61 are float64 values, a fraction beside them changes nothing."""
+    path = tmp_path / "t.csv"
+    path.write_text(f"qid,score,label\na,{2 ** 61},1\na,{BIG},0\na,0.5,0\n")
+    code, out, err = evaluate_table(capsys, path)
+    assert code == 0, err
+    assert json.loads(out)["summary"]["mrr"] == 1.0
 
 
 # ------------------------------------------------------------------------------- blank query ids

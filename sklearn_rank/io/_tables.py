@@ -302,6 +302,8 @@ def _parse_numbers(cells, where, roles, role, *, integers=False):
             else:
                 raise _columns.type_error(roles, role, where(i), _short(cell)) from None
         values = np.fromiter(map(float, cells), dtype=np.float64, count=len(cells))
+    if role == "score":
+        _refuse_inexact_integers(cells, values, where, roles)
     infinite = np.isinf(values)
     if infinite.any():
         # "inf", "-Infinity", ... are infinite scores; "1e999" is a number float64 cannot hold.
@@ -313,6 +315,34 @@ def _parse_numbers(cells, where, roles, role, *, integers=False):
     return values
 
 
+_INEXACT = ("holds integers beyond 2**53 that float64 cannot hold exactly, beside cells that are not integers "
+            "(fractions, or missing scores read as NaN), so the column is read as float64, where distinct "
+            "integers may become equal (a false tie)")
+
+
+def _refuse_inexact_integers(cells, values, where, roles):
+    """Refuse a score cell written as an integer that its float64 value ``values[i]`` does not equal."""
+    large = np.flatnonzero(np.abs(values) > _columns.EXACT_IDS)
+    for i in large[np.isfinite(values[large])]:
+        whole = _integer(cells[i])
+        if whole is not None and whole != int(values[i]):
+            raise TableFormatError(f"{where(i)}: {roles.subject('score')} {_INEXACT}. Got {cells[i].strip()} "
+                                   "instead.")
+
+
+def _integer(cell):
+    try:
+        return int(cell)
+    except ValueError:
+        return None
+
+
+def _first_inexact(score):
+    """The position of the first integer score that float64 would change, or None."""
+    large = np.flatnonzero((score > _columns.EXACT_IDS) | (score < -_columns.EXACT_IDS))
+    return next((int(i) for i in large if int(float(score[i])) != int(score[i])), None)
+
+
 class _NumberColumns:
     """Scores, labels and exclude flags of a CSV, converted and checked a chunk of rows at a time."""
 
@@ -320,6 +350,7 @@ class _NumberColumns:
         self.path, self.roles, self.nan_policy = path, roles, nan_policy
         self.scores, self.labels, self.flags = [], [], []
         self.integer_scores = True
+        self.inexact = None  # (line, value) of the first integer score float64 would change, while all are integers
 
     def add(self, scores, labels, flags, lines):
         def where(i):
@@ -327,8 +358,15 @@ class _NumberColumns:
 
         roles, nan_policy = self.roles, self.nan_policy
         score = _parse_numbers(scores, where, roles, "score", integers=self.integer_scores)
+        if score.dtype.kind in "iu" and self.inexact is None:
+            i = _first_inexact(score)
+            if i is not None:
+                self.inexact = (where(i), int(score[i]))
         if score.dtype.kind == "f":
             self.integer_scores = False
+            if self.inexact is not None:  # the integers of earlier lines are about to become float64
+                location, value = self.inexact
+                raise TableFormatError(f"{location}: {roles.subject('score')} {_INEXACT}. Got {value} instead.")
         label = _parse_numbers(labels, where, roles, "label")
         exclude = _columns.flags(roles, "exclude", flags, where) if flags is not None else None
         _columns.check_rows(roles, score, label, exclude, where=where, nan_policy=nan_policy)
