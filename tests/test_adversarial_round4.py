@@ -4,7 +4,10 @@ Each test is a finding of that pass, and failed before its fix: a silent wrong n
 verdicts for one table, or an error that did not say what came in.
 """
 
+import bz2
+import gzip
 import json
+import zipfile
 
 import numpy as np
 import pytest
@@ -70,6 +73,41 @@ def test_csv_large_integers_that_float64_holds_exactly_are_accepted(tmp_path, ca
     code, out, err = evaluate_table(capsys, path)
     assert code == 0, err
     assert json.loads(out)["summary"]["mrr"] == 1.0
+
+
+# ------------------------------------------------------------------------------- compressed tables
+def _gzip(path, text):
+    with gzip.open(path, "wt") as handle:
+        handle.write(text)
+
+
+def _bz2(path, text):
+    with bz2.open(path, "wt") as handle:
+        handle.write(text)
+
+
+def _zip(path, text):
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("t.csv", text)
+
+
+@pytest.mark.parametrize("name, write, kind", [("t.csv.gz", _gzip, "gzip"), ("t.tsv.bz2", _bz2, "bzip2"),
+                                               ("t.zip", _zip, "zip")])
+def test_a_compressed_table_is_named_as_compressed(tmp_path, capsys, name, write, kind):
+    """`t.csv.gz` said "the table must be UTF-8 text. Got the bytes b'\\x8b' instead": true, and no help."""
+    path = tmp_path / name
+    write(path, GOOD)
+    code, out, err = evaluate_table(capsys, path)
+    assert code == 2 and out == ""
+    assert err.startswith(f"sklearn-rank: error: {path}: ") and f"{kind}-compressed" in err, err
+    assert "decompress" in err, err
+
+
+def test_a_parquet_file_with_a_csv_name_is_named(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    pq.write_table(pa.Table.from_pandas(frame(), preserve_index=False), path)
+    code, out, err = evaluate_table(capsys, path)
+    assert code == 2 and "Parquet" in err and ".parquet" in err, err
 
 
 # ------------------------------------------------------------------------------- blank query ids

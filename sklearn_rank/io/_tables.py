@@ -149,6 +149,25 @@ def _csv_lines(handle, path, limit):
         yield line
 
 
+# The first bytes of the files that a table is often packed into, and what to do about each.
+_DECOMPRESS = "decompress it first: gunzip -k, bunzip2 -k, unzip, unxz -k or unzstd"
+_PACKED = ((b"\x1f\x8b", "gzip-compressed bytes", _DECOMPRESS), (b"BZh", "bzip2-compressed bytes", _DECOMPRESS),
+           (b"PK\x03\x04", "zip-compressed bytes (a zip archive)", _DECOMPRESS),
+           (b"\xfd7zXZ\x00", "xz-compressed bytes", _DECOMPRESS),
+           (b"\x28\xb5\x2f\xfd", "zstd-compressed bytes", _DECOMPRESS),
+           (b"PAR1", "a Parquet file", "a Parquet table is read when its name ends in .parquet or .pq"))
+
+
+def _packed_kind(path):
+    """(what the file is, what to do) when its first bytes are those of a compressed file or of Parquet."""
+    try:
+        with open(path, "rb") as raw:
+            start = raw.read(8)
+    except OSError:
+        return None
+    return next(((kind, advice) for magic, kind, advice in _PACKED if start.startswith(magic)), None)
+
+
 def _decode_error_line(path):
     """(line number, offending bytes) of the first bytes that are not UTF-8, or None (not seekable)."""
     try:
@@ -180,6 +199,11 @@ def _read_csv(path, roles, progress, nan_policy):
             reader = csv.reader(handle if regular else _csv_lines(handle, path, limit), delimiter=delimiter)
             return _read_csv_rows(reader, path, roles, handle, size, progress, nan_policy)
     except UnicodeDecodeError:
+        packed = _packed_kind(path) if regular else None
+        if packed is not None:
+            kind, advice = packed
+            raise TableFormatError(f"{path}: the table must be plain CSV or TSV text ({advice}). Got {kind} "
+                                   "instead.") from None
         found = _decode_error_line(path) if regular else None
         if found is None:
             raise TableFormatError(f"{path}: the table must be UTF-8 text. Got bytes that are not UTF-8 "
