@@ -463,7 +463,13 @@ class RelevanceMatrix:
 
 
 def _relevance_matrix(true_arr, score, exclude, sample_weight, judged, unjudged=None, nan_policy="raise"):
-    rel = _sparse_relevance(true_arr) if sp.issparse(true_arr) else _as_numeric(true_arr, "y_true")
+    if sp.issparse(true_arr):
+        rel = _sparse_relevance(true_arr)
+    else:
+        arr = _as_array(true_arr, "y_true")
+        # 0/1 flags read in place (as uint8, never written): a float64 copy would be eight times the flags,
+        # and the grades are made floats a chunk of rows at a time
+        rel = arr.view(np.uint8) if arr.dtype.kind == "b" else _as_numeric(arr, "y_true")
     if rel.shape != score.shape:
         raise InputValueError(f"`y_true` and `y_score` must have the same shape in the relevance-matrix layout. "
                               f"Got {rel.shape} and {score.shape} instead.")

@@ -1,17 +1,19 @@
-"""The relevance matrix ranked by counting: the ranks of the gain items, never a sort of every candidate's row.
+"""The relevance matrix ranked by counting: the ranks of the gain items, never an argsort of every row.
 
 Every metric reads the gain items (the candidates with a positive gain, the relevant ones among them)
 and, for each, how many candidates of its row score higher, how many tie with it, and (ties broken by
 input order) how many tie with it in an earlier column. :class:`CountedStructure` computes those counts
-for a chunk of rows from the chunk's scores sorted by value alone, a batched binary search per gain
-item, and gives the same per-query facts, tie blocks and ranks as ``_ranks.GroupedStructure`` does
-after sorting every candidate by (query, score): the kernels cannot tell which one ranked the chunk.
+for a chunk of rows and gives the same per-query facts, tie blocks and ranks as
+``_ranks.GroupedStructure`` does after sorting every candidate by (query, score): the kernels cannot tell
+which one ranked the chunk.
 
-The sort of values is the one full pass that remains (``np.sort`` of a float32 row is a vectorised
-sort of values, several times faster than the argsort the grouped structure needs, and it leaves no
-index array). Under ``ties="ordinal"`` the earlier tied columns are counted from keys that hold the
-value and the column in one float64 integer (float32 scores and rows below 2**21 candidates); other
-inputs take the grouped structure for that policy.
+The counts come from each row's values sorted a block of columns at a time (``np.sort`` of values, a
+vectorised sort that leaves no index array), then one batched binary search per gain item and block;
+the ordinal policy also scans the gain item's own block for the tied candidates before it. A cost model
+(:func:`block_width`) picks the width: whole rows when gain items are many, narrower blocks when a few gain
+items sit in long rows (cheaper to sort, a few more searches). The ordinal policy with many gain items in
+float32 rows sorts float64 keys that hold the value and the column instead. Every tie policy thus costs
+about one sort of values.
 
 :func:`counted_structure` returns None whenever the chunk needs the grouped structure's handling (NaN
 scores, relevance to validate, unjudged candidates, a relevant item scored -inf beside excluded
@@ -31,8 +33,10 @@ from ._segments import exclusive_segment_sum, segment_starts
 # most candidates are gain items and the grouped structure's sort does no more work than counting.
 COUNTED_SHARE = 1 / 8
 # Cells of a chunk of rows ranked by counting (at most an eighth of the score matrix): its largest temporaries
-# are a copy of its scores and, under the ordinal policy, its float64 keys (two to four times the scores).
-COUNTED_CHUNK = 1 << 22
+# are a copy of its scores and, under the ordinal policy with many gain items, its float64 keys (two to four
+# times the scores). A million cells of float32 stay in a core's cache while the gain items are searched:
+# 4,000 x 20,000 with 11 gain items per row took 0.69 s in chunks of 2**20 cells, 0.87 s in chunks of 2**22.
+COUNTED_CHUNK = 1 << 20
 # Bits for the column in the ordinal keys: value (32 bits) and column in an integer exact in float64.
 _COLUMN_BITS = 21
 
@@ -45,6 +49,8 @@ def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal):
         return None
     score = matrix.score[lo:hi]
     n_rows, n_columns = score.shape
+    if not n_columns:
+        return None
     exclude = None if matrix.exclude is None else matrix.exclude[lo:hi]
     if sp.issparse(matrix.rel):  # validated: finite positive stored grades, none of them excluded
         rel = matrix.rel[lo:hi]
@@ -56,53 +62,37 @@ def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal):
             return None  # many gain items: the sort (decided before any other pass over the chunk)
         if not _valid_relevance(rel):
             return None  # the grouped structure reports it, with its location
-        positive = rel > 0  # the gain items: a positive gain has a positive grade, whatever the relevance level
+        # the gain items: a positive gain has a positive grade, whatever the relevance level (one-byte
+        # grades, validated non-negative, are their own mask: nonzero is positive)
+        positive = rel if rel.dtype.itemsize == 1 and rel.dtype.kind in "bu" else rel > 0
         if exclude is not None and not sp.issparse(exclude):
             if (exclude & positive).any():
                 return None  # an excluded relevant item: the grouped structure's error
-            positive &= ~exclude
-        if np.count_nonzero(positive) > COUNTED_SHARE * score.size:
-            return None
         rows, columns = _nonzero_sparse(positive)
         del positive
         grade = rel[rows, columns]
     if rows.size > COUNTED_SHARE * score.size:
         return None
-    if ordinal and not (score.dtype in (np.float32, np.float16) and n_columns < 1 << _COLUMN_BITS):
-        return None
-    values = score if score.dtype in (np.float32, np.float16) else score.astype(np.float64)
-    values = values + values.dtype.type(0)  # a copy, with -0.0 as 0.0 (they tie)
+    item_score = score[rows, columns]
+    if not np.isfinite(item_score).all():
+        if np.isnan(item_score).any():
+            return None  # NaN scores: nan_policy's checks and messages are the grouped structure's
+        if ordinal and exclude is not None and np.isneginf(item_score).any():
+            return None  # -inf ties with the excluded candidates' stand-ins, in no column order
     n_excluded = np.zeros(n_rows, dtype=np.intp)
     if sp.issparse(exclude):
-        values[np.repeat(np.arange(n_rows), np.diff(exclude.indptr)), exclude.indices] = -np.inf
         n_excluded = np.diff(exclude.indptr)
     elif exclude is not None:
-        values[exclude] = -np.inf  # below every score: excluded candidates count neither above nor level
         n_excluded = np.count_nonzero(exclude, axis=1)
-    item_score = values[rows, columns]
-    if ordinal and n_excluded.any() and np.isneginf(item_score).any():
-        return None  # -inf ties with the excluded candidates' stand-ins
-    keys = _ordinal_keys(values) if ordinal else values
-    keys.sort(axis=1)
-    last = keys[:, -1] if not ordinal else None
-    if last is not None and np.isnan(last).any():
-        return None  # NaN scores: nan_policy's checks and messages are the grouped structure's
-    if ordinal:
-        if np.isnan(values).any():
-            return None
-        item_key = _ordinal_keys(item_score, columns)
-        value_key = np.floor(item_key / 2.0 ** _COLUMN_BITS) * 2.0 ** _COLUMN_BITS
-        below_or_level = _search_rows(keys, rows, value_key + 2.0 ** _COLUMN_BITS, "left")
-        above = n_columns - below_or_level
-        level = below_or_level - _search_rows(keys, rows, value_key, "left")
-        # the keys of tied candidates decrease with the column: the earlier ones are above the item's key
-        tied_earlier = below_or_level - _search_rows(keys, rows, item_key, "right")
+    width = block_width(n_rows, n_columns, rows.size, ordinal, score.dtype)
+    if width is None:  # ordinal, with many gain items: the float64 keys of value and column, whole rows
+        counts = _keyed_counts(score, exclude, rows, columns, item_score)
     else:
-        below_or_level = _search_rows(keys, rows, item_score, "right")
-        above = n_columns - below_or_level
-        level = below_or_level - _search_rows(keys, rows, item_score, "left")
-        tied_earlier = None
-    del keys
+        counts = _block_counts(score, exclude, rows, columns, item_score, width, ordinal)
+    if counts is None:
+        return None  # NaN scores: nan_policy's checks and messages are the grouped structure's
+    above, level, tied_earlier = counts
+    item_score = item_score + item_score.dtype.type(0)  # -0.0 as 0.0 (they tie)
     level = level - np.where(np.isneginf(item_score), n_excluded[rows], 0)
     n_candidates = n_columns - n_excluded
     present = n_candidates > 0
@@ -145,6 +135,154 @@ def _valid_relevance(rel):
         return True
     low, high = rel.min(), rel.max()
     return bool(low >= 0) and bool(np.isfinite(high)) if rel.dtype.kind == "f" else bool(low >= 0)
+
+
+def block_width(n_rows, n_columns, n_items, ordinal, dtype):
+    """The columns sorted together (each row's values in blocks of that width), or None for the ordinal
+    policy's float64 keys of whole rows; the cheapest by a cost model measured on NumPy 2's vectorised
+    sorts. Wider blocks cost more to sort (log2 of the width per value) and to scan for earlier ties
+    (ordinal: the width, per gain item), narrower ones more to search (a binary search per block, per gain
+    item). ``n_items``: the gain items of the ``n_rows`` rows."""
+    def cost(width):
+        n_blocks = -(-n_columns // width)
+        search = n_items * n_blocks * (np.log2(width) + 1) * _SEARCH_STEP
+        scan = n_items * width * _SCAN_CELL if ordinal else 0.0
+        return n_rows * n_blocks * width * np.log2(max(width, 2)) * _SORT_STEP + search + scan
+
+    widths = [n_columns] + [w for w in _BLOCK_WIDTHS if w < n_columns]
+    best = min(widths, key=cost)
+    if ordinal and dtype in (np.float32, np.float16) and n_columns < 1 << _COLUMN_BITS:
+        keyed = n_rows * n_columns * (np.log2(max(n_columns, 2)) * _SORT_STEP * 2 + _KEY_CELL)
+        if keyed < cost(best):
+            return None
+    return best
+
+
+# The cost model's constants, in nanoseconds, measured on chunks of a million float32 cells (NumPy 2.4,
+# x86-64 with AVX2): a sort's comparison per value (4.4 ns a value in blocks of 512, 6.2 in rows of 20,000),
+# a step of the binary search per gain item and block (the tied entries after it included), a cell scanned
+# for earlier ties, a float64 key built; and the block widths tried.
+_SORT_STEP, _SEARCH_STEP, _SCAN_CELL, _KEY_CELL = 0.45, 13.0, 2.0, 6.0
+_BLOCK_WIDTHS = (256, 512, 1024, 2048, 4096)
+
+
+def _block_counts(score, exclude, rows, columns, item_score, width, ordinal):
+    """``(above, level, tied_earlier)`` of each gain item (``rows``, ``columns``) of the chunk ``score``:
+    the candidates of its row scored above it, level with it (itself included; -inf ties with the excluded
+    candidates' stand-ins, which the caller subtracts), and under ``ordinal`` level with it in an earlier
+    column (else None). Each row's values are sorted ``width`` columns at a time (the last block filled up
+    with NaN, which no comparison counts), then searched once per block; or None when a score is NaN."""
+    n_rows, n_columns = score.shape
+    n_blocks = -(-n_columns // width)
+    dtype = np.float32 if score.dtype in (np.float32, np.float16) else np.float64
+    values = np.empty((n_rows, n_blocks * width), dtype=dtype)
+    values[:, :n_columns] = score
+    values[:, n_columns:] = np.nan
+    if sp.issparse(exclude):
+        values[np.repeat(np.arange(n_rows), np.diff(exclude.indptr)), exclude.indices] = -np.inf
+    elif exclude is not None:
+        values[:, :n_columns][exclude] = -np.inf  # below every score: excluded candidates are never above
+    blocks = values.reshape(n_rows * n_blocks, width)
+    item_block = rows.astype(np.intp) * n_blocks + columns // width
+    within = _earlier_in_block(blocks, item_block, columns % width, item_score) if ordinal else None
+    blocks.sort(axis=1)  # NaN last: a NaN score is in the last place of its block, or before the fill
+    last_real = n_columns - (n_blocks - 1) * width - 1
+    if np.isnan(blocks[:, -1].reshape(n_rows, n_blocks)[:, :-1]).any() or np.isnan(
+            blocks[n_blocks - 1::n_blocks, last_real]).any():
+        return None
+    # every (gain item, block of its row): the block's values below the item's and at most the item's
+    pair_block = (rows.astype(np.intp) * n_blocks)[:, None] + np.arange(n_blocks)
+    pair_score = np.broadcast_to(item_score[:, None], pair_block.shape)
+    below = _count_below(blocks, pair_block, pair_score, np.less)
+    level_in_block = _count_level(blocks, pair_block, pair_score, below)
+    level = level_in_block.sum(axis=1)
+    above = n_columns - below.sum(axis=1) - level
+    if not ordinal:
+        return above, level, None
+    earlier_blocks = np.arange(n_blocks) < (columns // width)[:, None]
+    tied_earlier = (level_in_block * earlier_blocks).sum(axis=1) + within
+    return above, level, tied_earlier
+
+
+def _earlier_in_block(blocks, item_block, offset, item_score):
+    """For each gain item, the cells of its block (unsorted) before its own that hold its score, a bounded
+    number of items at a time."""
+    width = blocks.shape[1]
+    out = np.empty(item_block.size, dtype=np.intp)
+    step = max(1, (1 << 20) // width)
+    place = np.arange(width)
+    for start in range(0, item_block.size, step):
+        part = slice(start, start + step)
+        cells = blocks[item_block[part]]
+        out[part] = np.count_nonzero((cells == item_score[part, None]) & (place < offset[part, None]), axis=1)
+    return out
+
+
+def _count_below(blocks, block, values, less):
+    """The entries of each sorted ``blocks[block]`` for which ``less(entry, value)`` holds: a branch-free
+    binary search, one vectorised step per halving of the block's width, whatever the number of queries."""
+    width = blocks.shape[1]
+    flat = blocks.reshape(-1)
+    at = block * width  # the first entry not yet known to be below
+    probe = np.empty_like(at)
+    hit = np.empty(at.shape, dtype=bool)
+    n = width
+    while n > 1:
+        half = n // 2
+        np.add(at, half, out=probe)
+        less(flat[probe], values, out=hit)
+        np.add(at, half, out=at, where=hit)
+        n -= half
+    less(flat[at], values, out=hit)
+    at += hit
+    return at - block * width
+
+
+def _count_level(blocks, block, values, below):
+    """The entries of each sorted ``blocks[block]`` equal to ``value``, given the entries ``below`` it:
+    the equal ones follow them; a few are counted one by one, longer runs by a binary search."""
+    width = blocks.shape[1]
+    flat = blocks.reshape(-1)
+    start = block * width + below  # the first entry not below the value
+    level = np.zeros_like(below)
+    active = np.flatnonzero((below < width).reshape(-1))
+    start, level_flat, values = start.reshape(-1), level.reshape(-1), values.reshape(-1)
+    for _ in range(3):
+        if not active.size:
+            return level
+        equal = flat[start[active] + level_flat[active]] == values[active]
+        active = active[equal]
+        level_flat[active] += 1
+        active = active[below.reshape(-1)[active] + level_flat[active] < width]
+    if active.size:
+        flat_block = block.reshape(-1)[active]
+        level_flat[active] = (_count_below(blocks, flat_block, values[active], np.less_equal)
+                              - below.reshape(-1)[active])
+    return level
+
+
+def _keyed_counts(score, exclude, rows, columns, item_score):
+    """``(above, level, tied_earlier)`` as :func:`_block_counts` gives them under the ordinal policy, from
+    whole rows of float64 keys that hold the value and the column (float32 scores); or None on a NaN."""
+    n_rows, n_columns = score.shape
+    values = score + score.dtype.type(0)  # a copy, with -0.0 as 0.0 (the keys are bits: they must tie)
+    if sp.issparse(exclude):
+        values[np.repeat(np.arange(n_rows), np.diff(exclude.indptr)), exclude.indices] = -np.inf
+    elif exclude is not None:
+        values[exclude] = -np.inf
+    if np.isnan(values).any():
+        return None
+    keys = _ordinal_keys(values)
+    del values
+    keys.sort(axis=1)
+    item_key = _ordinal_keys(item_score + item_score.dtype.type(0), columns)
+    value_key = np.floor(item_key / 2.0 ** _COLUMN_BITS) * 2.0 ** _COLUMN_BITS
+    below_or_level = _search_rows(keys, rows, value_key + 2.0 ** _COLUMN_BITS, "left")
+    above = n_columns - below_or_level
+    level = below_or_level - _search_rows(keys, rows, value_key, "left")
+    # the keys of tied candidates decrease with the column: the earlier ones are above the item's key
+    tied_earlier = below_or_level - _search_rows(keys, rows, item_key, "right")
+    return above, level, tied_earlier
 
 
 def _ordinal_keys(values, columns=None):

@@ -236,3 +236,47 @@ def test_sparse_inputs_are_not_densified():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak <= scores.nbytes, (peak, scores.nbytes)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 7, "keys"])
+def test_every_block_width_gives_the_numbers_of_the_sort(width, calls, monkeypatch):
+    # each row's values sorted a block of `width` columns at a time (the last block filled up), or the
+    # ordinal policy's float64 keys of whole rows: the cost model picks one, each must give the sort's numbers
+    rng = np.random.default_rng([23, 99, len(str(width))])
+    counted = _matrix.counted_structure
+    chosen = []
+
+    def forced(n_rows, n_columns, n_items, ordinal, dtype):
+        if width == "keys":
+            keyed = ordinal and dtype in (np.float32, np.float16)
+            chosen.append(keyed)
+            return None if keyed else n_columns
+        chosen.append(True)
+        return width
+
+    monkeypatch.setattr(_matrix_counts, "block_width", forced)
+    for case in range(24):
+        y, s, exclude, weight = _case(rng, case)
+        for ties in TIES:
+            options = dict(ties=ties, exclude=exclude, sample_weight=weight, metrics=LIST + RANK)
+            got = _report(y, s, **options)
+            ranks = None if isinstance(got, str) else skr.compute_ranks(y, s, exclude=exclude, targets="all")
+            monkeypatch.setattr(_matrix, "counted_structure", lambda *args, **kwargs: None)
+            expected = _report(y, s, **options)
+            expected_ranks = None if ranks is None else skr.compute_ranks(y, s, exclude=exclude, targets="all")
+            monkeypatch.setattr(_matrix, "counted_structure", counted)
+            _assert_same(got, expected)
+            if ranks is not None:
+                for field in ("optimistic", "pessimistic", "ordinal", "expected", "tied_targets"):
+                    np.testing.assert_array_equal(getattr(ranks, field), getattr(expected_ranks, field))
+    assert sum(calls) > 60 and any(chosen)
+
+
+def test_the_cost_model_picks_blocks_for_few_gain_items_in_long_rows():
+    # 11 gain items in rows of 20,000: narrow blocks (cheaper to sort, few searches); many gain items: whole
+    # rows, and for the ordinal policy on float32 the float64 keys
+    few = _matrix_counts.block_width(200, 20_000, 2_200, True, np.float32)
+    assert few is not None and few < 20_000
+    assert _matrix_counts.block_width(200, 20_000, 200 * 2_500, False, np.float32) == 20_000
+    assert _matrix_counts.block_width(200, 20_000, 200 * 2_500, True, np.float32) is None
+    assert _matrix_counts.block_width(200, 30, 20, True, np.float32) == 30
