@@ -14,8 +14,9 @@ on every path:
   ``nan_policy="omit"``, where a missing score is a NaN score (pandas writes NaN as a null or an
   empty cell);
 - types per role: query ids are integers or strings (a float id only when it is a whole number
-  within 2**53, so that it is exact), scores numbers (booleans count as 0/1), labels numbers or
-  booleans, weights numbers, flags booleans (or the numbers 0 and 1).
+  within 2**53, so that it is exact), scores numbers (booleans count as 0/1; dates and times rank
+  as their ticks), labels numbers or booleans, weights numbers, flags booleans (or the numbers 0
+  and 1).
 
 Messages name the role as the caller knows it (``--qid`` on the command line, ``qid`` for a
 keyword) and the column, and say where (file and line, row, batch and row, or query).
@@ -148,9 +149,9 @@ def type_error(roles, role, where, got):
     return roles.type_error(f"{location}{roles.subject(role)} {rule}. Got {got} instead.")
 
 
-# The NumPy kinds each role accepts (b: booleans, i/u: integers, f: floats, O/U/S: text); text flags are
-# words (FLAG_WORDS), text ids are ids.
-KINDS = {"qid": "iufOUS", "group": "iufOUS", "score": "iufb", "label": "iufb", "sample_weight": "iuf",
+# The NumPy kinds each role accepts (b: booleans, i/u: integers, f: floats, O/U/S: text, m/M: times and dates,
+# scores only, which rank as their ticks); text flags are words (FLAG_WORDS), text ids are ids.
+KINDS = {"qid": "iufOUS", "group": "iufOUS", "score": "iufbmM", "label": "iufb", "sample_weight": "iuf",
          "exclude": "biufOUS", "unjudged": "biufOUS"}
 
 
@@ -431,6 +432,11 @@ def _decimals(roles, role, array, where):
 def pandas_column(roles, role, series, *, nan_policy="raise", where=None):
     """One role's pandas Series (or Index) as checked NumPy values (see :func:`check`)."""
     dtype = series.dtype
+    if role == "score" and getattr(dtype, "kind", None) in ("m", "M"):
+        # dates and times (time zones too) rank as their ticks, as from Arrow; NaT is a missing score
+        missing = np.asarray(series.isna(), dtype=bool)
+        return check(roles, role, np.asarray(series.array.asi8), missing=missing if missing.any() else None,
+                     nan_policy=nan_policy, where=where)
     if isinstance(dtype, np.dtype) and dtype.kind != "O":
         values = series.to_numpy()
         missing = None  # NaN in a float column: a missing id (qid), a NaN score (the engine's rule) or a bad label

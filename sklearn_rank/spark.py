@@ -138,7 +138,9 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     for role, name in roles.items():  # the types, from the schema, before any Spark job
         kind = next((kind for types, kind in ((T.BooleanType, "b"), (T.IntegralType, "i"),
                                               ((T.FloatType, T.DoubleType, T.DecimalType), "f"),
-                                              (T.StringType, "U")) if isinstance(schema[name], types)), "V")
+                                              (T.StringType, "U"), ((T.DateType, T.TimestampType,
+                                                                     T.TimestampNTZType), "M"))
+                     if isinstance(schema[name], types)), "V")
         _columns.require_kind(roles, role, kind, f"the Spark type {schema[name].simpleString()}")
     columns = dict(roles.items())
     order = [columns["qid"]]

@@ -182,3 +182,72 @@ def test_a_blank_qid_in_a_numpy_string_array_is_a_missing_id():
     for values in (np.array(["a", "\t", "b"]), np.array([b"a", b" ", b"b"])):
         with pytest.raises(ValueError, match="Got a blank id"):
             _columns.check(roles, "qid", values, where=lambda i: f"row {i}")
+
+
+# ------------------------------------------------------------------------------- dates and times as scores
+def dated(tz=None):
+    data = frame()
+    data["score"] = pd.to_datetime(["2020-01-09", "2020-01-05", "2020-01-01", "2020-01-02", "2020-01-08",
+                                    "2020-01-03", "2020-01-03"]).as_unit("us")
+    if tz is not None:
+        data["score"] = data["score"].dt.tz_localize(tz)
+    return data
+
+
+def by_day():
+    return frame().assign(score=[9, 5, 1, 2, 8, 3, 3])
+
+
+METRICS = ["mrr", "map", "ndcg@3"]
+
+
+def expected_summary():
+    data = by_day()
+    return skr.evaluate(data["label"].to_numpy(), data["score"].to_numpy(), qid=data["qid"].to_numpy(),
+                        metrics=METRICS).summary
+
+
+@pytest.mark.parametrize("tz", [None, "Europe/Paris"])
+def test_date_scores_rank_as_their_ticks_from_pandas_as_from_arrow(tz):
+    """Dates and times rank as their ticks from Arrow (the command line, evaluate_batches of Arrow); a pandas
+    frame of the same column was refused ("Got values of type datetime64[us] instead")."""
+    data = dated(tz)
+    arrow = skr.evaluate_batches(pa.Table.from_pandas(data, preserve_index=False), metrics=METRICS)
+    frames = skr.evaluate_batches([data], metrics=METRICS)
+    assert arrow.summary == frames.summary == expected_summary()
+
+
+def test_date_scores_in_dask_rank_as_their_ticks():
+    dd = pytest.importorskip("dask.dataframe")
+    import sklearn_rank.dask as skd
+
+    report = skd.evaluate(dd.from_pandas(dated(), npartitions=3, sort=False), metrics=METRICS)
+    assert report.summary == expected_summary()
+
+
+def test_a_missing_time_is_a_missing_score_from_pandas():
+    data = dated()
+    data.loc[2, "score"] = pd.NaT  # a non-relevant row: NaN under nan_policy="omit"
+    with pytest.raises(ValueError, match="`score` column 'score' must hold numbers, not NaN or missing values"):
+        skr.evaluate_batches([data], metrics=METRICS)
+    omitted = skr.evaluate_batches([data], metrics=METRICS, nan_policy="omit")
+    arrow = skr.evaluate_batches(pa.Table.from_pandas(data, preserve_index=False), metrics=METRICS,
+                                 nan_policy="omit")
+    assert omitted.summary == arrow.summary
+
+
+def test_date_labels_are_still_refused_from_pandas():
+    data = dated().rename(columns={"score": "when", "label": "grade"}).assign(score=frame()["score"])
+    with pytest.raises(TypeError, match="`label` column 'when' must hold numbers"):
+        skr.evaluate_batches([data], metrics=METRICS, label="when")
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_spark_date_and_timestamp_scores_rank_as_their_ticks(spark):
+    """Spark refused a DateType score from its schema ("Got the Spark type date"), the Arrow paths rank it."""
+    from sklearn_rank import spark as skr_spark
+
+    data = dated()
+    for column in (data["score"].dt.date, data["score"]):
+        sdf = spark.createDataFrame(data.assign(score=column))
+        assert skr_spark.evaluate(sdf, metrics=METRICS).summary == pytest.approx(expected_summary(), rel=1e-15)
