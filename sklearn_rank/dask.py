@@ -161,6 +161,13 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
     else:
         present = roles
     _columns.require_present(present, columns, where=None, source="`ddf`")
+    for role, column in present.items():  # numbers that Dask turned into text, refused before any work
+        if role in _columns.NUMBER_ROLES and _is_text_dtype(ddf.dtypes[column]):
+            raise _columns.type_error(roles, role, None, f"text (Dask's string dtype {ddf.dtypes[column]}; Dask "
+                                      "turns a column of dtype object into strings when it builds a frame, its "
+                                      "dataframe.convert-string setting, numbers with a None among them too: give "
+                                      "the column a numeric dtype first, e.g. astype(float), or turn the setting "
+                                      "off with dask.config.set({'dataframe.convert-string': False}))")
     wanted = [column for _, column in roles.items()]
     on_index = qid not in columns
     frame = ddf[[column for column in wanted if column != qid or not on_index]]
@@ -196,6 +203,20 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
 
 
 _EXCLUDED = "every candidate excluded"
+
+
+def _is_text_dtype(dtype):
+    """Whether a frame's dtype is a string dtype (pandas' or Arrow's; not object, which may hold numbers)."""
+    import pandas as pd
+
+    if isinstance(dtype, pd.StringDtype):
+        return True
+    arrow = getattr(dtype, "pyarrow_dtype", None)
+    if arrow is None:
+        return False
+    import pyarrow as pa
+
+    return pa.types.is_string(arrow) or pa.types.is_large_string(arrow)
 
 
 def _evaluate_partition(evaluation, frame, roles, on_index):

@@ -251,3 +251,18 @@ def test_spark_date_and_timestamp_scores_rank_as_their_ticks(spark):
     for column in (data["score"].dt.date, data["score"]):
         sdf = spark.createDataFrame(data.assign(score=column))
         assert skr_spark.evaluate(sdf, metrics=METRICS).summary == pytest.approx(expected_summary(), rel=1e-15)
+
+
+# ------------------------------------------------------------------------------- Dask's text columns
+def test_dask_numbers_turned_into_text_name_dasks_conversion():
+    """An object column of numbers (a None among floats, Decimals) becomes a string column in Dask (its
+    dataframe.convert-string setting): the error said "Got text ('0.9') instead" and nothing of why."""
+    dd = pytest.importorskip("dask.dataframe")
+    import sklearn_rank.dask as skd
+
+    data = frame().astype({"score": object})
+    data.loc[2, "score"] = None
+    ddf = dd.from_pandas(data, npartitions=2, sort=False)
+    with pytest.raises(TypeError, match=r"`score` column 'score' must hold numbers\. Got text \(Dask's string "
+                                        r"dtype.*convert-string.*astype\(float\)"):
+        skd.evaluate(ddf, metrics=["mrr"], nan_policy="omit")
