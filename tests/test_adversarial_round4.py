@@ -266,3 +266,17 @@ def test_dask_numbers_turned_into_text_name_dasks_conversion():
     with pytest.raises(TypeError, match=r"`score` column 'score' must hold numbers\. Got text \(Dask's string "
                                         r"dtype.*convert-string.*astype\(float\)"):
         skd.evaluate(ddf, metrics=["mrr"], nan_policy="omit")
+
+
+# ------------------------------------------------------------------------------- compare --group
+def test_compare_group_names_the_group_an_evaluation_refused(tmp_path, capsys):
+    """A group whose queries have no relevant item stopped compare with the engine's message alone: which of the
+    groups, the user could not tell."""
+    rows = "".join(f"{q},{s},{l},A\n" for q, s, l in frame().itertuples(index=False))
+    rows += "a,0.9,0,B\na,0.1,0,B\nb,0.5,0,B\n"
+    path = tmp_path / "g.csv"
+    path.write_text("qid,score,label,run\n" + rows)
+    code, out, err = run(capsys, "compare", path, "--qid", "qid", "--score", "score", "--label", "label",
+                         "--group", "run", "-m", "mrr")
+    assert code == 2 and out == ""
+    assert err.startswith(f"sklearn-rank: error: {path}: group 'B' of --group run: No query has a relevant item"), err

@@ -12,8 +12,8 @@ import numpy as np
 from ..io import evaluate_trec, read_qrels, read_run
 from ..metrics import evaluate
 from ._figures import _comparison_figure, _plot_setup, _save_figure
-from ._options import (UsageError, _gain, _nan_policy, _read_table_inputs, _read_trec, _refuse_table_options,
-                       _table_ties, _trec_ties, _with_query_ids)
+from ._options import (UsageError, _gain, _is_input_error, _nan_policy, _read_table_inputs, _read_trec,
+                       _refuse_table_options, _table_ties, _trec_ties, _with_query_ids)
 from ._output import _csv_text, _json, _jsonable, _write
 
 
@@ -46,10 +46,16 @@ def _run_compare(args):
         ties = _table_ties(args)
         table = _read_table_inputs(args, path, group=args.group)
         for name, rows in table.groups():
-            report = evaluate(table.label[rows], table.score[rows], qid=table.qid[rows], metrics=metrics,
-                              exclude=None if table.exclude is None else table.exclude[rows], ties=ties,
-                              relevance_level=args.relevance_level, gain=_gain(args), nan_policy=_nan_policy(args),
-                              convention=args.convention)
+            try:
+                report = evaluate(table.label[rows], table.score[rows], qid=table.qid[rows], metrics=metrics,
+                                  exclude=None if table.exclude is None else table.exclude[rows], ties=ties,
+                                  relevance_level=args.relevance_level, gain=_gain(args),
+                                  nan_policy=_nan_policy(args), convention=args.convention)
+            except (ValueError, TypeError) as exc:
+                if not _is_input_error(exc):
+                    raise
+                # the rows of one group refused: say which group, in the class the engine raised
+                raise type(exc)(f"{path}: group {str(name)!r} of --group {args.group}: {exc}") from None
             reports[str(name)] = _with_query_ids(report, table.qid_values)
     else:
         if len(args.inputs) < 3:
