@@ -13,6 +13,14 @@
    fixed hyper-parameters on scikit-learn's digits, the same leaderboard in the
    label-index layout from out-of-fold probabilities (nothing is tuned on
    those folds).
+
+Each leaderboard is followed by what no model gets: the exact expectation of
+every metric under a uniformly random order of each query's candidates (a
+constant scorer under ``ties="expected"``, computed by the engine), and the
+same constant scorer under the demo's own tie policy (one line saying so when
+that policy is ``"expected"``: the same numbers). The header marks each
+metric's direction from the metric registry (``↑`` higher is better, ``↓``
+lower is better).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from . import stats
 from ._evaluator import RankingEvaluator
+from ._registry import get_metric
 from .datasets import make_ranking
 from .metrics import evaluate
 from .model_selection import QueryGroupKFold
@@ -39,9 +48,29 @@ ALPHA = 0.05
 HELD_OUT_FRACTION = 1 / 3  # of the queries, for the leaderboard and the significance test
 
 
-def _leaderboard(reports, metrics):
-    name_width = max(len(n) for n in reports) + 2
-    header = f"{'model':<{name_width}}" + "".join(f"{m:>18}" for m in metrics)
+def _direction(metric):
+    """The metric's name with its direction from the registry: ``↑`` higher is better, ``↓`` lower."""
+    return f"{metric} {'↑' if get_metric(metric).greater_is_better else '↓'}"
+
+
+def _directions_legend(metrics):
+    """What the arrows of ``_direction`` mean, for the directions among ``metrics``."""
+    directions = {get_metric(m).greater_is_better for m in metrics}
+    return "; ".join(text for better, text in ((True, "↑ higher is better"), (False, "↓ lower is better"))
+                     if better in directions)
+
+
+def _leaderboard(reports, metrics, baselines):
+    """The models' rows (mean ± std over queries), then the baselines' (``_baselines``) under a line of
+    their own, in the same columns: the means only (a random order's spread over queries is not the
+    spread of the per-query expectations printed here)."""
+    random_report, constant_report = baselines
+    ties = constant_report.params["ties"]
+    rows = {"random ranking": random_report}
+    if ties != "expected":
+        rows[f"constant score ({ties})"] = constant_report
+    name_width = max(len(n) for n in [*reports, *rows]) + 2
+    header = f"{'model':<{name_width}}" + "".join(f"{_direction(m):>18}" for m in metrics)
     lines = [header, "-" * len(header)]
     for name, report in reports.items():
         cells = []
@@ -49,7 +78,25 @@ def _leaderboard(reports, metrics):
             values = report.per_query[m]
             cells.append(f"{report.summary[m]:>10.4f} ± {np.std(values):<5.3f}")
         lines.append(f"{name:<{name_width}}" + "".join(f"{c:>18}" for c in cells))
+    lines = ["  " + line for line in lines]
+    # not indented: the caption ends the models' rows, for a reader and for a parser of the table
+    lines.append("Baselines without a model (exact means over the same queries; random ranking: the expectation under "
+                 "a uniformly random order of each query's candidates):")
+    lines += ["  " + (f"{name:<{name_width}}" + "".join(f"{report.summary[m]:>10.4f}" + " " * 8
+                                                          for m in metrics)).rstrip()
+              for name, report in rows.items()]
+    if ties == "expected":
+        lines.append(f"  {'constant score':<{name_width}}the same numbers: under the demo's ties='expected' tied "
+                     "candidates count in every order, equally likely")
     return lines
+
+
+def _baselines(evaluate_scores, shape):
+    """Reports of a constant scorer on the leaderboard's queries: under ``ties="expected"`` (the engine's
+    exact expectation under a uniformly random order of each query's candidates, per query) and under the
+    demo's own tie policy (``evaluate_scores``'s, as for the models)."""
+    constant = np.zeros(shape)
+    return evaluate_scores(constant, ties="expected"), evaluate_scores(constant)
 
 
 def _verdict(reports, metric, of=""):
@@ -77,6 +124,7 @@ def learning_to_rank_section(random_state=0, figure_data=None):
     Xq = np.column_stack([qid, X])
     search_rows, held_out_rows = split_queries(qid, random_state=random_state)
     n_search, n_held_out = len(np.unique(qid[search_rows])), len(np.unique(qid[held_out_rows]))
+    relevant_per_query = np.count_nonzero(y) / len(np.unique(qid))
     cv = QueryGroupKFold(5, qid=0)
     families = {
         "Ridge": (Ridge(), {"estimator__alpha": [0.1, 1.0, 10.0, 100.0]}),
@@ -85,11 +133,17 @@ def learning_to_rank_section(random_state=0, figure_data=None):
     }
     lines = [f"Learning to rank: make_ranking, {len(np.unique(qid))} queries x 25 candidates, "
              f"{X.shape[1]} features, grades 0-3",
+             f"A query is one search session of make_ranking: its 25 candidate documents ({relevant_per_query:g} "
+             "of them relevant on average, graded 1-3) ranked by the model's scores.",
              f"Queries split once: {n_search} to choose hyper-parameters, {n_held_out} held out to compare the "
              "chosen models.",
              f"Grid search on nDCG@10 with QueryGroupKFold(5) over the {n_search} search queries (a best CV score "
              "is optimistic: it chose the winner):"]
     reports = {}
+
+    def evaluate_held_out(scores, **options):
+        return evaluate(y[held_out_rows], scores, qid=qid[held_out_rows], metrics=LTR_METRICS, **options)
+
     for name, (model, grid) in families.items():
         search = GridSearchCV(RankingEvaluator(model, metric="ndcg@10", qid=0), grid, cv=cv)
         search.fit(Xq[search_rows], y[search_rows])
@@ -97,12 +151,12 @@ def learning_to_rank_section(random_state=0, figure_data=None):
         lines.append(f"  {name:<22} best {params:<32} CV nDCG@10 {search.best_score_:.4f}")
         # The best configuration, refitted on all search queries, scores queries the search never saw.
         held_out_scores = search.best_estimator_.predict(Xq[held_out_rows])
-        reports[name] = evaluate(y[held_out_rows], held_out_scores, qid=qid[held_out_rows], metrics=LTR_METRICS)
+        reports[name] = evaluate_held_out(held_out_scores)
         if figure_data is not None:
             figure_data.setdefault("ltr", {})[name] = (y[held_out_rows], held_out_scores, qid[held_out_rows])
     lines.append(f"Leaderboard on the {n_held_out} held-out queries (best models refitted on the search queries; "
-                 "mean ± std over queries):")
-    lines += ["  " + line for line in _leaderboard(reports, LTR_METRICS)]
+                 f"mean ± std over queries; {_directions_legend(LTR_METRICS)}):")
+    lines += _leaderboard(reports, LTR_METRICS, _baselines(evaluate_held_out, len(held_out_rows)))
     lines.append(_verdict(reports, "ndcg@10", of=f" of the {n_held_out} held-out queries"))
     if figure_data is not None:
         figure_data["ltr_reports"] = reports
@@ -115,14 +169,21 @@ def classification_section(figure_data=None):
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     models = {"LogisticRegression": LogisticRegression(C=0.1, max_iter=300), "GaussianNB": GaussianNB()}
     reports = {}
+
+    def evaluate_images(scores, **options):
+        return evaluate(y, scores, labels=np.unique(y), metrics=CLASS_METRICS, **options)
+
     for name, model in models.items():
         proba = cross_val_predict(model, X, y, cv=cv, method="predict_proba")
-        reports[name] = evaluate(y, proba, labels=np.unique(y), metrics=CLASS_METRICS)
+        reports[name] = evaluate_images(proba)
         if figure_data is not None:
             figure_data.setdefault("classes", {})[name] = (y, proba, np.unique(y))
     lines = [f"Rank of the true class: scikit-learn's digits, {len(y)} images x 10 classes, "
-             "5-fold out-of-fold probabilities (fixed hyper-parameters, nothing tuned on these folds):"]
-    lines += ["  " + line for line in _leaderboard(reports, CLASS_METRICS)]
+             "5-fold out-of-fold probabilities (fixed hyper-parameters, nothing tuned on these folds).",
+             "A query is one image: its 10 candidate classes ranked by predicted probability, the true class the "
+             "one relevant candidate (mr: its mean rank, 1 = top, lower is better).",
+             f"Leaderboard (mean ± std over images; {_directions_legend(CLASS_METRICS)}):"]
+    lines += _leaderboard(reports, CLASS_METRICS, _baselines(evaluate_images, (len(y), 10)))
     lines.append(_verdict(reports, "mrr"))
     return lines
 
