@@ -253,6 +253,73 @@ def test_rank_distribution_log_bins_for_long_lists():
     assert not forced.log_scale and len(forced.counts) == 10 and forced.counts.sum() == 200
 
 
+def test_rank_distribution_density_per_rank_draws_a_random_scorer_flat():
+    """Log bins hold 1, 2, 3, ... ranks, so raw counts of uniformly random ranks rise with the width (a spike
+    where a bin of two ranks follows bins of one); per rank, a constant scorer (the exact random baseline
+    under ties="expected") draws equal bars."""
+    n_candidates, n_targets = 200, 400
+    y = np.arange(n_targets) % n_candidates
+    score = np.zeros((n_targets, n_candidates))
+    raw = RankDistributionDisplay.from_predictions(y, score, n_bins=30)
+    widths = np.diff(raw.bin_edges)
+    assert raw.log_scale and raw.density is False and {1, 2, 3} <= set(widths.tolist())
+    two = int(np.flatnonzero(widths == 2)[0])
+    assert widths[two - 1] == 1 and raw.heights[two] == pytest.approx(2 * raw.heights[two - 1])
+    np.testing.assert_array_equal(raw.heights, raw.counts)
+    per_rank = n_targets / n_candidates
+    display = RankDistributionDisplay.from_predictions(y, score, n_bins=30, density="per_rank")
+    np.testing.assert_array_equal(display.bin_edges, raw.bin_edges)
+    np.testing.assert_array_equal(display.counts, raw.counts)  # the counts stay counts
+    for heights in (display.heights, display.baseline_heights, [bar.get_height() for bar in display.bars_],
+                    display.baseline_.get_data().values):
+        np.testing.assert_allclose(heights, per_rank, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(display.heights, display.counts / widths, rtol=1e-15)
+    assert display.ax_.get_ylabel() == "targets per rank"
+    # True, as matplotlib's hist(density=True): per rank and per target, the bars' areas sum to 1
+    share = RankDistributionDisplay.from_predictions(y, score, n_bins=30, density=np.True_)
+    np.testing.assert_allclose(share.heights, 1 / n_candidates, rtol=1e-12, atol=0)
+    assert share.density is True and (share.heights * widths).sum() == pytest.approx(1, rel=1e-12)
+    assert share.ax_.get_ylabel() == "share of targets per rank"
+
+
+def test_rank_distribution_density_of_point_ranks_is_numpy_histogram():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 300, size=150)
+    score = rng.normal(size=(150, 300))
+    score[np.arange(150), y] += 2.0
+    ranks = compute_ranks(y, score).ordinal
+    for density in (False, "per_rank", True):
+        display = RankDistributionDisplay.from_predictions(y, score, ties="ordinal", density=density)
+        assert display.log_scale
+        edges = display.bin_edges
+        counts = np.histogram(ranks, bins=edges)[0]
+        expected = {False: counts, "per_rank": counts / np.diff(edges),
+                    True: np.histogram(ranks, bins=edges, density=True)[0]}[density]
+        np.testing.assert_allclose(display.heights, expected, rtol=1e-13, atol=0)
+        scale = {False: 1, "per_rank": 1 / np.diff(edges), True: 1 / (150 * np.diff(edges))}[density]
+        np.testing.assert_allclose(display.baseline_heights, display.baseline_counts * scale, rtol=1e-13)
+    # from_estimator and the constructor take it too
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank.datasets import make_ranking
+
+    X, y_rows, qid = make_ranking(n_queries=20, n_candidates=10, random_state=0)
+    fitted = RankDistributionDisplay.from_estimator(Ridge().fit(X, y_rows), X, y_rows, qid=qid, density="per_rank")
+    np.testing.assert_allclose(fitted.heights, fitted.counts / np.diff(fitted.bin_edges))
+    built = RankDistributionDisplay(ranks=[1, 2, 2], num_candidates=[3, 3, 3], n_bins=2, log_scale=True,
+                                    density="per_rank")
+    np.testing.assert_allclose(built.heights, built.counts / np.diff(built.bin_edges))
+
+
+@pytest.mark.parametrize("density", ["yes", 1, None, "per-rank"])
+def test_rank_distribution_bad_density(density):
+    message = f"`density` must be one of False, True, 'per_rank'. Got {density!r} instead."
+    with pytest.raises(ValueError, match=re.escape(message)):
+        RankDistributionDisplay(ranks=[1], num_candidates=[3], density=density)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        RankDistributionDisplay.from_predictions("not ranked before the check", None, density=density)
+
+
 # --------------------------------------------------------------------------------------------
 # from_estimator
 # --------------------------------------------------------------------------------------------
