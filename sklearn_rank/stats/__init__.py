@@ -46,7 +46,8 @@ Conventions shared by every function of this module:
 # _pairing (reports to values, alignment by query id, test="auto"), _tests (the two-sample tests on
 # scipy.stats, wins/ties/losses, the dispatch _run), _hodges_lehmann (estimates and distribution-free
 # intervals of the rank tests), _intervals (the intervals a result computes on demand, stored as data),
-# _results (the result classes and the table's columns), then one module per public function family:
+# _results (the result classes and the table's columns), _tables (results as LaTeX and Markdown tables for a
+# paper), then one module per public function family:
 # _compare (compare, mann_whitney_u), _multiple (compare_many, p-value adjustments), _corrected_ttest,
 # _bootstrap_ci.
 from ..exceptions import DegenerateDataWarning, UnpairedQueriesWarning

@@ -96,4 +96,5 @@ def corrected_ttest(scores_a, scores_b, *, n_train, n_test, alternative="two-sid
         statistic=float(statistic), pvalue=float(pvalue), test="corrected_ttest", alternative=alternative,
         n_a=folds, n_b=folds, estimate=difference, estimate_name="mean_difference",
         effect_size=_standardised(difference, math.sqrt(variance)), effect_size_name="d_z", paired=True,
+        mean_a=float(np.mean(x)), mean_b=float(np.mean(y)),
         **dict(zip(("wins", "ties", "losses"), _paired_counts(x, y)))), interval)

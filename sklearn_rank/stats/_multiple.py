@@ -6,6 +6,7 @@ from itertools import combinations
 import numpy as np
 from scipy import stats as _scipy_stats
 
+from ._pairing import _model_mean
 from ._results import ComparisonRow, ComparisonTable
 from ._tests import _run
 from ._validation import (CORRECTIONS, TESTS, _ALTERNATIVES, _check_choice, _check_confidence_level, _check_rng,
@@ -135,4 +136,5 @@ def compare_many(results, *, metric=None, baseline=None, test="auto", correction
     rows = [ComparisonRow(a=name_a, b=name_b, result=result, pvalue_adjusted=float(p_adjusted), wins=wins,
                           ties=ties, losses=losses)
             for (name_a, name_b), (result, (wins, ties, losses)), p_adjusted in zip(pairs, computed, adjusted)]
-    return ComparisonTable(rows, correction=correction, alternative=alternative)
+    means = {name: _model_mean(results[name], metric, f"results[{name!r}]") for name in names}
+    return ComparisonTable(rows, correction=correction, alternative=alternative, metric=metric, means=means)

@@ -157,6 +157,19 @@ def _positive_weight(values, weight, label):
     return values, _no_weighting(weight)
 
 
+def _model_mean(values, metric, label):
+    """The (weighted) mean of one model's values over all its queries: the report's summary of ``metric``, the
+    mean of an array; what a table of several models shows for it."""
+    if _is_report(values):
+        qid, values_of_metric = _report_values(values, metric, label)
+        values_of_metric, weight = _positive_weight(values_of_metric, _report_weights(values, qid, label), label)
+    else:
+        values_of_metric, weight = _as_values(values, label), None
+    if weight is None:
+        return float(np.mean(values_of_metric))
+    return float(np.dot(weight, values_of_metric) / weight.sum())
+
+
 def _paired_weight(qid, weight_a, weight_b, label_a, label_b):
     """The one weight of each pair: both reports must weigh a shared query alike."""
     weight_a, weight_b = _no_weighting(weight_a), _no_weighting(weight_b)

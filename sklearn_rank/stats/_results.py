@@ -5,7 +5,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Callable
 
+from . import _tables
 from ._validation import _check_confidence_level
+from ..exceptions import InputTypeError, InputValueError
 
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 ConfidenceInterval.__doc__ = """Confidence interval ``(low, high)`` for the difference ``a - b``.
@@ -72,6 +74,11 @@ class ComparisonResult:
     weighted : bool
         Whether the queries were weighted by the reports' ``sample_weight``
         (weights that are all equal are no weighting: False).
+    mean_a, mean_b : float or None
+        The (weighted) mean of the values of ``a`` (of ``b``) that the test
+        compared: the reports' summaries when every query is compared; the
+        mean fold scores for :func:`corrected_ttest`. None for a result made
+        without them (the tables of :meth:`to_latex` need them).
     """
 
     statistic: float
@@ -91,6 +98,8 @@ class ComparisonResult:
     ties: int = 0
     losses: int = 0
     weighted: bool = False
+    mean_a: float | None = None
+    mean_b: float | None = None
     # Set by _with_interval, not by the constructor: how to compute the interval at a level (one of the data
     # objects of ``_intervals``; no closure, so that results pickle), its default level, computed intervals.
     _interval: Callable[[float], tuple] | None = field(default=None, init=False, compare=False)
@@ -139,6 +148,132 @@ class ComparisonResult:
         naming the count.
         """
         return self.ties if self.paired else 0
+
+    def _columns(self, names, metric):
+        """The two systems and the one column of this result's tables."""
+        if self.mean_a is None or self.mean_b is None:
+            raise InputValueError("A table shows the means of both samples, and this result holds none (it was "
+                                  "made without mean_a and mean_b; compare and the other tests fill them). "
+                                  f"Got mean_a={self.mean_a!r} and mean_b={self.mean_b!r} instead.")
+        if not (isinstance(names, Sequence) and not isinstance(names, str) and len(names) == 2
+                and names[0] != names[1]):
+            raise InputValueError("`names` must be two different names, for `a` and `b`. "
+                                  f"Got {names!r} instead.")
+        name_a, name_b = names
+        column = _tables._Column(
+            label="value" if metric is None else str(metric), greater_is_better=_tables.greater_is_better(metric),
+            values={name_a: self.mean_a, name_b: self.mean_b},
+            comparisons=(_tables._Comparison(name_a, name_b, self.pvalue, _tables.larger_side(
+                self.alternative, self.estimate, self.mean_a, self.mean_b)),),
+            tests=(_tables.test_name(self.test, self.paired),), correction=None, alternative=self.alternative,
+            single=True)
+        return [name_a, name_b], [column]
+
+    def to_latex(self, *, names=("a", "b"), metric=None, alpha=0.05, digits=3, caption=None,
+                 label="tab:results"):
+        r"""The comparison as a LaTeX table: ``a`` and ``b`` as rows, the metric as column.
+
+        Each row shows the sample's mean (``mean_a``, ``mean_b``), the better
+        one in bold, and a superscript letter on the value that is
+        significantly better than the other (``pvalue < alpha``); the caption
+        names the test. The table uses the ``booktabs`` package. See
+        :meth:`ComparisonTable.to_latex` for several models and metrics.
+
+        Parameters
+        ----------
+        names : pair of str, default=("a", "b")
+            The names of the two systems, in the order of ``a`` and ``b``.
+        metric : str, default=None
+            The column's header. A name of the metric registry also gives the
+            direction (``"mr"``: lower is better, marked with an arrow); None
+            (header ``value``) and unknown names are taken as higher is better.
+        alpha : float in (0, 1), default=0.05
+            The level below which a p-value earns a marker.
+        digits : int, default=3
+            Decimals of the values.
+        caption : str, default=None
+            LaTeX text put before the generated caption (which says what bold
+            and the letters mean and names the test). Not escaped.
+        label : str or None, default="tab:results"
+            The table's ``\label``; None for none.
+
+        Returns
+        -------
+        latex : str
+            A ``table`` environment holding a ``tabular``; names are escaped
+            (``_``, ``%``, ``&``, ``#``, ``$`` and the other special characters).
+
+        Examples
+        --------
+        >>> from sklearn_rank.stats import compare
+        >>> bm25 = [0.2, 0.5, 0.1, 0.3, 0.25, 0.4]
+        >>> dense = [0.6, 0.9, 0.4, 0.8, 0.7, 0.5]
+        >>> result = compare(dense, bm25, test="ttest", paired=True)
+        >>> print(result.to_latex(names=("dense", "bm25"), metric="ndcg@10"))
+        % in the preamble: \usepackage{booktabs}
+        \begin{table}
+          \centering
+          \caption{Mean per-query values; the best value of each column in bold. Superscript letters name the
+          systems a value is significantly better than (two-sided paired t-test, one comparison, no correction,
+          $p < 0.05$).}
+          \label{tab:results}
+          \begin{tabular}{llr}
+            \toprule
+             & System & ndcg@10 \\
+            \midrule
+            a & dense & \textbf{0.650}\textsuperscript{b} \\
+            b & bm25 & 0.292 \\
+            \bottomrule
+          \end{tabular}
+        \end{table}
+        """
+        systems, columns = self._columns(names, metric)
+        return _tables.to_latex(systems, columns, alpha=alpha, digits=digits, caption=caption, label=label)
+
+    def to_markdown(self, *, names=("a", "b"), metric=None, alpha=0.05, digits=3, caption=None):
+        """The comparison as a Markdown table, with the caption as a paragraph under it.
+
+        The same table as :meth:`to_latex`: bold for the better mean,
+        ``<sup>`` letters for a significant difference, a lower-is-better
+        metric marked with an arrow.
+
+        Parameters
+        ----------
+        names : pair of str, default=("a", "b")
+            The names of the two systems, in the order of ``a`` and ``b``.
+        metric : str, default=None
+            The column's header and, for a name of the metric registry, its
+            direction; None (header ``value``) is taken as higher is better.
+        alpha : float in (0, 1), default=0.05
+            The level below which a p-value earns a marker.
+        digits : int, default=3
+            Decimals of the values.
+        caption : str, default=None
+            Text put before the generated note under the table.
+
+        Returns
+        -------
+        markdown : str
+            A pipe table (GitHub, pandoc), a blank line, the note.
+
+        Examples
+        --------
+        >>> from sklearn_rank.stats import compare
+        >>> ranks_a = [1, 2, 1, 3, 1, 2]          # rank of the relevant item, query by query
+        >>> ranks_b = [4, 6, 3, 5, 2, 7]
+        >>> result = compare(ranks_a, ranks_b, test="ttest", paired=True)
+        >>> print(result.to_markdown(names=("new", "old"), metric="mr"))
+        |   | System | mr ↓ |
+        | --- | --- | ---: |
+        | a | new | **1.667**<sup>b</sup> |
+        | b | old | 4.500 |
+        <BLANKLINE>
+        Mean per-query values; the best value of each column in bold (↓: lower is better). Superscript letters
+        name the systems a value is significantly better than (two-sided paired t-test, one comparison, no
+        correction, p < 0.05).
+        """
+        systems, columns = self._columns(names, metric)
+        return _tables.to_markdown(systems, columns, alpha=alpha, digits=digits, caption=caption)
 
     def __repr__(self):
         return (f"ComparisonResult(\n"
@@ -244,6 +379,13 @@ class ComparisonTable(Sequence):
         The multiple-comparison correction applied to the rows' p-values.
     alternative : str
         The alternative hypothesis of every test.
+    metric : str, default=None
+        The metric compared, as given to :func:`compare_many` (None: not
+        named).
+    means : mapping of str to float, default=None
+        Each compared model's (weighted) mean of the metric, in the order of
+        :func:`compare_many`'s ``results``. None takes them from the rows'
+        results (``mean_a``, ``mean_b``).
 
     Attributes
     ----------
@@ -251,16 +393,27 @@ class ComparisonTable(Sequence):
         The multiple-comparison correction applied to the p-values.
     alternative : str
         The alternative hypothesis of every test.
+    metric : str or None
+        The metric compared.
+    means : dict of str to float, or None
+        Each model's mean of the metric over all its values (its report's
+        summary), the numbers of :meth:`to_latex` and :meth:`to_markdown`.
+        A paired test runs on the queries two reports share, so when some
+        are left out a row's ``result.mean_a`` can differ from
+        ``means[row.a]``.
     """
 
-    def __init__(self, rows, *, correction, alternative):
+    def __init__(self, rows, *, correction, alternative, metric=None, means=None):
         self._rows = tuple(rows)
         self.correction = correction
         self.alternative = alternative
+        self.metric = metric
+        self.means = None if means is None else {name: float(mean) for name, mean in means.items()}
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return ComparisonTable(self._rows[index], correction=self.correction, alternative=self.alternative)
+            return ComparisonTable(self._rows[index], correction=self.correction, alternative=self.alternative,
+                                   metric=self.metric, means=self.means)
         return self._rows[index]
 
     def __len__(self):
@@ -269,10 +422,14 @@ class ComparisonTable(Sequence):
     def __eq__(self, other):
         if not isinstance(other, ComparisonTable):
             return NotImplemented
-        return (self._rows, self.correction, self.alternative) == (other._rows, other.correction, other.alternative)
+        return self._key() == other._key()
 
     def __hash__(self):
-        return hash((self._rows, self.correction, self.alternative))
+        return hash(self._key())
+
+    def _key(self):
+        means = None if self.means is None else tuple(self.means.items())
+        return self._rows, self.correction, self.alternative, self.metric, means
 
     def to_records(self):
         """The table as a list of dicts, one per comparison (the columns of :meth:`to_frame`).
@@ -316,6 +473,188 @@ class ComparisonTable(Sequence):
         frame.attrs["correction"] = self.correction
         frame.attrs["alternative"] = self.alternative
         return frame
+
+    def _systems(self):
+        """The compared systems, in the order of ``compare_many``'s ``results`` (of the rows without ``means``),
+        and each one's value."""
+        if self.means is not None:
+            return list(self.means), dict(self.means)
+        values = {}
+        for row in self._rows:
+            for name, mean in ((row.a, row.result.mean_a), (row.b, row.result.mean_b)):
+                if mean is None:
+                    raise InputValueError(
+                        "A table shows each model's mean, and this table holds none (it was made without means= "
+                        "from rows whose results lack mean_a and mean_b; compare_many fills them). "
+                        f"Got no mean for {name!r} instead.")
+                if values.setdefault(name, mean) != mean:
+                    raise InputValueError(
+                        f"A table shows one mean per model, and the rows give {name!r} two ({values[name]!r} and "
+                        f"{mean!r}: comparisons on different queries); give ComparisonTable the models' means "
+                        "(means=), as compare_many does. Got no means instead.")
+        return list(values), values
+
+    def _column(self, values):
+        label = "value" if self.metric is None else str(self.metric)
+        return _tables._Column(
+            label=label, greater_is_better=_tables.greater_is_better(self.metric), values=values,
+            comparisons=tuple(_tables._Comparison(row.a, row.b, row.pvalue_adjusted, _tables.larger_side(
+                self.alternative, row.estimate, row.result.mean_a, row.result.mean_b)) for row in self._rows),
+            tests=tuple(dict.fromkeys(_tables.test_name(row.test, row.result.paired) for row in self._rows)),
+            correction=self.correction, alternative=self.alternative, single=False)
+
+    def _columns(self, others):
+        """The systems and one column per table: this one, then ``others``."""
+        systems, values = self._systems()
+        columns = [self._column(values)]
+        for position, other in enumerate(others):
+            if not isinstance(other, ComparisonTable):
+                raise InputTypeError("`others` must be tables of compare_many (ComparisonTable), one per further "
+                                     f"metric. Got {type(other).__name__} at position {position} instead.")
+            other_systems, other_values = other._systems()
+            if set(other_systems) != set(systems):
+                raise InputValueError(f"`others` must compare the same models as the first table, {systems!r}. "
+                                      f"Got {other_systems!r} at position {position} instead.")
+            if (other.correction, other.alternative) != (self.correction, self.alternative):
+                raise InputValueError(
+                    "`others` must share the first table's correction and alternative, which the caption names "
+                    f"once ({self.correction!r}, {self.alternative!r}). Got ({other.correction!r}, "
+                    f"{other.alternative!r}) at position {position} instead.")
+            columns.append(other._column(other_values))
+        labels = [column.label for column in columns]
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:
+            raise InputValueError("Each table must be of another metric, one column each (tables of arrays name "
+                                  f"theirs with compare_many(..., metric=...)). Got {repeated!r} more than once "
+                                  "instead.")
+        return systems, columns
+
+    def to_latex(self, *others, alpha=0.05, digits=3, caption=None, label="tab:results"):
+        r"""The table as a LaTeX table: systems as rows, metrics as columns.
+
+        Each system gets a letter and a row with its mean per metric (the
+        report's summary, or the mean of the values given); the best value of
+        each column is in bold (the smallest for a lower-is-better metric of
+        the registry, whose header carries an arrow), and a value carries the
+        superscript letters of the systems it is significantly better than:
+        adjusted p-value below ``alpha``, and the difference in the metric's
+        better direction. With a baseline, only the comparisons with it were
+        made, so the letters are the baseline's (or, on the baseline's row,
+        those of the systems significantly worse than it). The caption names
+        the test, the correction and the level. The table uses ``booktabs``.
+
+        ``compare_many`` compares one metric; for several, make one table per
+        metric (the same models) and pass the others here: each adds a column,
+        in order. Each table's correction covers its own comparisons (one
+        metric); the tables must share ``correction`` and ``alternative``.
+
+        Parameters
+        ----------
+        *others : ComparisonTable
+            Tables of further metrics, on the same models.
+        alpha : float in (0, 1), default=0.05
+            The level below which an adjusted p-value earns a marker.
+        digits : int, default=3
+            Decimals of the values.
+        caption : str, default=None
+            LaTeX text put before the generated caption (which says what bold
+            and the letters mean and names the test and the correction). Not
+            escaped.
+        label : str or None, default="tab:results"
+            The table's ``\label``; None for none.
+
+        Returns
+        -------
+        latex : str
+            A ``table`` environment holding a ``tabular``; model and metric
+            names are escaped (``_``, ``%``, ``&``, ``#``, ``$`` and the other
+            special characters).
+
+        See Also
+        --------
+        to_markdown : The same table in Markdown.
+
+        Examples
+        --------
+        >>> from sklearn_rank.stats import compare_many
+        >>> mrr = {"bm25": [0.2, 0.5, 0.1, 0.3, 0.25, 0.4, 0.2, 0.3],
+        ...        "dense": [0.6, 0.9, 0.4, 0.8, 0.7, 0.5, 0.6, 0.7],
+        ...        "hybrid": [0.7, 0.9, 0.5, 0.9, 0.6, 0.55, 0.8, 0.7]}
+        >>> mean_rank = {"bm25": [9, 4, 12, 6, 8, 5, 9, 7], "dense": [2, 1, 3, 2, 2, 4, 2, 1],
+        ...              "hybrid": [2, 1, 2, 1, 2, 3, 1, 2]}
+        >>> mrr_table = compare_many(mrr, metric="mrr", baseline="bm25", test="ttest", paired=True)
+        >>> mr_table = compare_many(mean_rank, metric="mr", baseline="bm25", test="ttest", paired=True)
+        >>> print(mrr_table.to_latex(mr_table))
+        % in the preamble: \usepackage{booktabs}
+        \begin{table}
+          \centering
+          \caption{Mean per-query values; the best value of each column in bold ($\downarrow$: lower is
+          better). Superscript letters name the systems a value is significantly better than (two-sided paired
+          t-test, Holm's correction over the comparisons of each metric, adjusted $p < 0.05$). Each system was
+          compared with the baseline, bm25 (a).}
+          \label{tab:results}
+          \begin{tabular}{llrr}
+            \toprule
+             & System & mrr & mr $\downarrow$ \\
+            \midrule
+            a & bm25 & 0.281 & 7.500 \\
+            b & dense & 0.650\textsuperscript{a} & 2.125\textsuperscript{a} \\
+            c & hybrid & \textbf{0.706}\textsuperscript{a} & \textbf{1.750}\textsuperscript{a} \\
+            \bottomrule
+          \end{tabular}
+        \end{table}
+        """
+        systems, columns = self._columns(others)
+        return _tables.to_latex(systems, columns, alpha=alpha, digits=digits, caption=caption, label=label)
+
+    def to_markdown(self, *others, alpha=0.05, digits=3, caption=None):
+        r"""The table in Markdown: systems as rows, metrics as columns, the caption as a paragraph under it.
+
+        The same table as :meth:`to_latex`: the best value of each column in
+        bold, ``<sup>`` letters naming the systems a value is significantly
+        better than, a lower-is-better metric marked with an arrow, and the
+        test, the correction and the level in the note under the table.
+
+        Parameters
+        ----------
+        *others : ComparisonTable
+            Tables of further metrics, on the same models.
+        alpha : float in (0, 1), default=0.05
+            The level below which an adjusted p-value earns a marker.
+        digits : int, default=3
+            Decimals of the values.
+        caption : str, default=None
+            Text put before the generated note under the table.
+
+        Returns
+        -------
+        markdown : str
+            A pipe table (GitHub, pandoc), a blank line, the note.
+
+        See Also
+        --------
+        to_latex : The same table in LaTeX.
+
+        Examples
+        --------
+        >>> from sklearn_rank.stats import compare_many
+        >>> average_precision = {"tf_idf": [0.31, 0.12, 0.45, 0.2, 0.18, 0.4],
+        ...                      "splade": [0.52, 0.4, 0.61, 0.38, 0.45, 0.58],
+        ...                      "colbert": [0.55, 0.41, 0.66, 0.35, 0.5, 0.6]}
+        >>> table = compare_many(average_precision, metric="map", test="ttest", paired=True)
+        >>> print(table.to_markdown())
+        |   | System | map |
+        | --- | --- | ---: |
+        | a | tf\_idf | 0.277 |
+        | b | splade | 0.490<sup>a</sup> |
+        | c | colbert | **0.512**<sup>a</sup> |
+        <BLANKLINE>
+        Mean per-query values; the best value of each column in bold. Superscript letters name the systems a value
+        is significantly better than (two-sided paired t-test, Holm's correction over the comparisons of the
+        table, adjusted p < 0.05).
+        """
+        systems, columns = self._columns(others)
+        return _tables.to_markdown(systems, columns, alpha=alpha, digits=digits, caption=caption)
 
     def __repr__(self):
         header = (f"ComparisonTable(correction={self.correction!r}, alternative={self.alternative!r}, "

@@ -359,5 +359,11 @@ def _run(a, b, *, metric, test, paired, alternative, confidence_level, rng, n_re
               f"the same): {_zero_differences_note(test, ties, x.size)}. The result counts them in n_zero.",
               DegenerateDataWarning)
     result = _replaced(result, n_unpaired_a=n_unpaired_a, n_unpaired_b=n_unpaired_b, wins=wins, ties=ties,
-                       losses=losses, weighted=_weighted(weights))
+                       losses=losses, weighted=_weighted(weights), mean_a=_sample_mean(x, weights[0]),
+                       mean_b=_sample_mean(y, weights[1]))
     return result, counts
+
+
+def _sample_mean(values, weight):
+    """The (weighted) mean of the values a test compared: a report's summary when every query is compared."""
+    return float(np.mean(values) if weight is None else np.dot(weight, values) / weight.sum())
