@@ -11,7 +11,12 @@ The checks:
 * every page of the example gallery (``auto_examples/*.html``) whose code draws a figure shows
   an image, every image a gallery page references exists, and the gallery index has one
   existing thumbnail per example;
-* no ``mailto:`` link that is a metric name autolinked as an e-mail address (``nDCG@10``).
+* no ``mailto:`` link that is a metric name autolinked as an e-mail address (``nDCG@10``);
+* tables keep their rows: no body row whose only filled cell is the first (the mark of a cell of
+  several lines that a simple table split into rows of its own), and the tables named in
+  ``TABLE_ROWS`` have exactly their number of body rows;
+* every page that shows a code block loads sphinx-copybutton's script and style sheet, and both
+  files exist in the build.
 
 Standard library only, so that it runs wherever the docs were built.
 """
@@ -37,6 +42,11 @@ RAW_MATH = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\end\{|\\[A-Za-z]{2,
 DRAWS = re.compile(r"\bplt\.|\bmatplotlib\b|\.plot\(|\bDisplay\.from_|\.from_(?:predictions|estimator|reports)\(")
 # A link text that is a metric name with a cut-off, as Sphinx autolinks ``nDCG@10`` to mailto:.
 METRIC_NAME = re.compile(r"[A-Za-z][\w.-]*@(?:\d+|[A-Za-z])")
+# Tables whose number of body rows is known: {page: {table class: rows}}. The entry-point table of
+# the architecture page has one row per entry point; a cell of several lines must not add rows.
+TABLE_ROWS = {"architecture.html": {"entry-points": 9}}
+# The assets of sphinx-copybutton, loaded by every page that shows a code block.
+COPYBUTTON = ("copybutton.js", "copybutton.css")
 
 
 class _Page(HTMLParser):
@@ -56,10 +66,21 @@ class _Page(HTMLParser):
         self._thumb_depth = None  # depth of the open thumbnail container
         self._thumb_has_image = False
         self._depth = 0
+        self.tables = []          # {"classes": [...], "rows": [[cell text, ...], ...]} of every table
+        self.assets = []          # src of every <script>, href of every <link rel="stylesheet">
+        self.code_blocks = 0      # <div class="highlight..."> blocks
+        self._tables = []         # stack of open tables (nested tables are tables of their own)
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         classes = (attributes.get("class") or "").split()
+        self._table_start(tag, attributes, classes)
+        if tag == "script" and attributes.get("src"):
+            self.assets.append(attributes["src"])
+        if tag == "link" and "stylesheet" in (attributes.get("rel") or "").split() and attributes.get("href"):
+            self.assets.append(attributes["href"])
+        if tag == "div" and any(name.startswith("highlight") for name in classes):
+            self.code_blocks += 1
         if tag == "img":
             src = attributes.get("src") or ""
             self.images.append(src)
@@ -82,7 +103,37 @@ class _Page(HTMLParser):
         if tag == "a" and (attributes.get("href") or "").lower().startswith("mailto:"):
             self._link = [attributes["href"], ""]
 
+    def _table_start(self, tag, attributes, classes):
+        if tag == "table":
+            self._tables.append({"classes": classes, "rows": [], "body": False, "row": None, "cell": None})
+        elif not self._tables:
+            return
+        table = self._tables[-1]
+        if tag == "tbody":
+            table["body"] = True
+        elif tag == "tr" and table["body"]:
+            table["row"] = []
+        elif tag in ("td", "th") and table["row"] is not None:
+            table["cell"] = []
+
+    def _table_end(self, tag):
+        if not self._tables:
+            return
+        table = self._tables[-1]
+        if tag in ("td", "th") and table["cell"] is not None:
+            table["row"].append(" ".join("".join(table["cell"]).split()))
+            table["cell"] = None
+        elif tag == "tr" and table["row"] is not None:
+            table["rows"].append(table["row"])
+            table["row"] = None
+        elif tag == "tbody":
+            table["body"] = False
+        elif tag == "table":
+            self._tables.pop()
+            self.tables.append({"classes": table["classes"], "rows": table["rows"]})
+
     def handle_endtag(self, tag):
+        self._table_end(tag)
         if tag in VOID:
             return
         if self._skip and self._skip[-1] == tag:
@@ -99,6 +150,8 @@ class _Page(HTMLParser):
         self._depth -= 1
 
     def handle_data(self, data):
+        if self._tables and self._tables[-1]["cell"] is not None:
+            self._tables[-1]["cell"].append(data)
         if self._link is not None:
             self._link[1] += data
         if self._pre:
@@ -141,6 +194,41 @@ def metric_mailto_links(html):
         domain = address.rpartition("@")[2]
         if METRIC_NAME.fullmatch(text.strip()) or METRIC_NAME.fullmatch(address) or "." not in domain:
             problems.append(f"metric name autolinked as an e-mail address: {text.strip()!r} ({href})")
+    return problems
+
+
+def table_row_problems(html, expected=None):
+    """Tables that lost their rows: a body row with only its first cell filled, a wrong row count.
+
+    ``expected`` maps a table's class to its number of body rows (``TABLE_ROWS`` of the page).
+    """
+    tables = parse(html).tables
+    problems = []
+    for table in tables:
+        for row in table["rows"]:
+            if len(row) > 1 and row[0] and not any(row[1:]):
+                problems.append(f"table row {row[0]!r} has only its first cell: a cell of several lines "
+                                f"split into rows?")
+    for name, rows in (expected or {}).items():
+        found = [len(table["rows"]) for table in tables if name in table["classes"]]
+        if not found:
+            problems.append(f"no table of class {name!r}")
+        problems += [f"table {name!r} has {count} rows, expected {rows}" for count in found if count != rows]
+    return problems
+
+
+def copybutton_problems(html, page_path):
+    """A page that shows code must load sphinx-copybutton's script and style sheet, and both must exist."""
+    page = parse(html)
+    if not page.code_blocks:
+        return []
+    problems = []
+    for asset in COPYBUTTON:
+        sources = [src for src in page.assets if urlsplit(src).path.endswith(asset)]
+        if not sources:
+            problems.append(f"the page shows code but does not load {asset} (sphinx-copybutton)")
+        problems += [f"{src!r} does not exist" for src in sources
+                     if not (_local_file(src, page_path) or Path()).is_file()]
     return problems
 
 
@@ -202,6 +290,8 @@ def check(build_dir, gallery="auto_examples"):
         html = path.read_text(encoding="utf-8")
         name = str(path.relative_to(build_dir))
         found = raw_math(html) + metric_mailto_links(html)
+        found += table_row_problems(html, TABLE_ROWS.get(name))
+        found += copybutton_problems(html, path)
         if path.parent == gallery_dir and path.name != "index.html":
             found += gallery_example_problems(html, path)
         problems += [(name, problem) for problem in found]

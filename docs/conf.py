@@ -50,6 +50,9 @@ extensions = [
     "mathml",  # docs/_ext/mathml.py: formulas as MathML, rendered by the browser without JavaScript
     "metric_names",  # docs/_ext/metric_names.py: ndcg@10 is a metric, not an e-mail address
     "offline_inventories",  # docs/_ext/offline_inventories.py: intersphinx without network
+    "scoring_names",  # docs/_ext/scoring_names.py: the table of scorer names, from the registry
+    "api_summary",  # docs/_ext/api_summary.py: the API index's one-line summaries
+    "sphinx_copybutton",  # a copy button on code blocks that leaves out prompts and output
 ]
 html_math_renderer = "mathml"
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -117,6 +120,12 @@ intersphinx_mapping = {
     "pandas": ("https://pandas.pydata.org/docs/", "_build/intersphinx/pandas.inv"),
 }
 intersphinx_timeout = 5  # seconds; only reached if a location above is ever made a URL
+
+# sphinx-copybutton: copy a ``>>>`` example without its prompts (``>>> ``, ``... ``) and without
+# the output lines, and a shell session (``$ ``) as its commands alone.
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
 
 # -- Example gallery (sphinx-gallery) ----------------------------------------------------------
 # Every script of examples/ runs (filename_pattern matches them all): a new script joins the

@@ -5,6 +5,7 @@ that each of its checks is seen to fail on what it must reject and to pass on wh
 """
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -101,15 +102,23 @@ DRAWING_CODE = ('<div class="highlight-Python"><div class="highlight"><pre>'
 PRINTING_CODE = '<div class="highlight"><pre>print(evaluate(y, s).summary)</pre></div>'
 
 
+# What sphinx-copybutton adds to the head of every page of a build (relative to a gallery page).
+COPYBUTTON_HEAD = ('<link rel="stylesheet" type="text/css" href="../_static/copybutton.css?v=76b2166b" />'
+                   '<script src="../_static/copybutton.js?v=fd10adb8"></script>')
+
+
 def build(tmp_path, examples, index_body=None, images=()):
     """A fake build: auto_examples/<name>.html for each example, an index, some image files."""
     gallery = tmp_path / "auto_examples"
     (tmp_path / "_images").mkdir(parents=True)
+    (tmp_path / "_static").mkdir()
+    for asset in ("copybutton.js", "copybutton.css"):
+        (tmp_path / "_static" / asset).write_text("/* sphinx-copybutton */", encoding="utf-8")
     gallery.mkdir()
     for name in images:
         (tmp_path / "_images" / name).write_bytes(b"\x89PNG")
     for name, body in examples.items():
-        (gallery / f"{name}.html").write_text(page(body), encoding="utf-8")
+        (gallery / f"{name}.html").write_text(page(body, head=COPYBUTTON_HEAD), encoding="utf-8")
     if index_body is not None:
         (gallery / "index.html").write_text(page(index_body), encoding="utf-8")
     (tmp_path / "index.html").write_text(page(f"<p>Home {MATHML}</p>"), encoding="utf-8")
@@ -171,6 +180,76 @@ def test_missing_gallery_fails(tmp_path):
 
 def test_empty_directory_fails(tmp_path):
     assert checker.main([str(tmp_path)]) == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# tables keep their rows
+# ---------------------------------------------------------------------------------------------
+
+def table(rows, cls="entry-points"):
+    body = "".join("<tr>" + "".join(f"<td><p>{cell}</p></td>" for cell in row) + "</tr>" for row in rows)
+    return (f'<table class="table {cls}"><thead><tr><th>entry point</th><th>path</th></tr></thead>'
+            f"<tbody>{body}</tbody></table>")
+
+
+ENTRY_POINTS = [["metric functions", "<code>metrics.py</code> calls the engine"],
+                ["<code>compute_ranks</code>, <code>evaluate_ranks</code>", "metrics.py -&gt; _engine"],
+                ["scorers", "_scorer.py turns (estimator, X, y) into the engine's inputs"]]
+
+
+def test_table_with_whole_rows_passes():
+    assert checker.table_row_problems(page(table(ENTRY_POINTS)), {"entry-points": 3}) == []
+
+
+def test_cell_split_into_rows_fails():
+    # What a simple table makes of a first cell written on two lines: a row of its own.
+    split = [ENTRY_POINTS[0], ["<code>compute_ranks</code>,", "metrics.py -&gt; _engine"],
+             ["<code>evaluate_ranks</code>", ""], ENTRY_POINTS[2]]
+    problems = checker.table_row_problems(page(table(split)), {"entry-points": 3})
+    assert problems == ["table row 'evaluate_ranks' has only its first cell: a cell of several lines "
+                        "split into rows?", "table 'entry-points' has 4 rows, expected 3"]
+
+
+def test_table_row_count_and_presence_are_checked():
+    assert checker.table_row_problems(page(table(ENTRY_POINTS[:2])), {"entry-points": 3}) == [
+        "table 'entry-points' has 2 rows, expected 3"]
+    assert checker.table_row_problems(page("<p>no table</p>"), {"entry-points": 3}) == [
+        "no table of class 'entry-points'"]
+    # An empty cell elsewhere in a row is a table's business (a metric without other names).
+    assert checker.table_row_problems(page(table([["ndcg", "", "higher is better"]]))) == []
+
+
+def test_architecture_page_is_checked_for_its_entry_points():
+    assert checker.TABLE_ROWS["architecture.html"] == {"entry-points": 9}
+    source = (DOCS / "architecture.rst").read_text(encoding="utf-8")
+    entry_points = source[source.index(":class: entry-points"):source.index("The module map")]
+    assert entry_points.count("\n   * - ") == 1 + 9         # the header row and one row per entry point
+
+
+def test_real_page_is_checked_for_rows(tmp_path):
+    root = build(tmp_path, {"report": PRINTING_CODE}, index_body=thumbnail("report"),
+                 images=["sphx_glr_report_thumb.png"])
+    (root / "architecture.html").write_text(page(table(ENTRY_POINTS)), encoding="utf-8")
+    assert checker.check(root) == [("architecture.html", "table 'entry-points' has 3 rows, expected 9")]
+
+
+# ---------------------------------------------------------------------------------------------
+# the copy button
+# ---------------------------------------------------------------------------------------------
+
+def test_code_page_without_copybutton_fails(tmp_path):
+    path = tmp_path / "page.html"
+    problems = checker.copybutton_problems(page(PRINTING_CODE), path)
+    assert problems == ["the page shows code but does not load copybutton.js (sphinx-copybutton)",
+                        "the page shows code but does not load copybutton.css (sphinx-copybutton)"]
+    head = COPYBUTTON_HEAD.replace("../", "")
+    assert checker.copybutton_problems(page(PRINTING_CODE, head=head), path) == [
+        "'_static/copybutton.js?v=fd10adb8' does not exist", "'_static/copybutton.css?v=76b2166b' does not exist"]
+    (tmp_path / "_static").mkdir()
+    for asset in ("copybutton.js", "copybutton.css"):
+        (tmp_path / "_static" / asset).write_text("", encoding="utf-8")
+    assert checker.copybutton_problems(page(PRINTING_CODE, head=head), path) == []
+    assert checker.copybutton_problems(page("<p>prose only</p>"), path) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -260,3 +339,56 @@ def test_sphinx_build_fails_on_a_formula_it_cannot_render(mathml, tmp_path, caps
     assert status != 0
     assert "notacommand" in capsys.readouterr().err
     assert "\\notacommand" not in checker.rendered_text(html)   # never written as raw LaTeX
+
+
+def _ext(name):
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        return _load(name, DOCS / "_ext" / f"{name}.py")
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+
+
+def test_scoring_names_table_tells_what_the_scorers_accept():
+    pytest.importorskip("sphinx")
+    from sklearn_rank import get_metric, get_scorer, metric_names
+
+    scoring_names = _ext("scoring_names")
+    rows = scoring_names.rows()
+    written = {name for names, *_ in rows for name in names}
+    assert set(metric_names()) <= written                    # every metric of the registry has its row
+
+    def example(name):
+        return name.replace("@k", "@10").replace("=...", "=0.5")
+
+    for names, spellings, direction, scorers, base in rows:
+        assert direction == ("greater is better" if get_metric(example(names[0])).greater_is_better
+                             else "lower is better")
+        # The scorer of each way of writing the metric is named as the table says.
+        assert [get_scorer(example(name)).name for name in names] == [example(name) for name in scorers]
+        for spelling in spellings:
+            plain = spelling[len("neg_"):] if spelling.startswith("neg_") else spelling
+            assert get_metric(example(plain)).base == base
+            assert get_scorer(example(spelling)).name.startswith(example(scorers[0]).split("@")[0])
+    assert {row[-1]: row[3] for row in rows}["mr"] == ["neg_mr"]    # lower is better: negated
+    lines = scoring_names.table_rst()
+    assert lines[0] == ".. list-table::" and sum(line.startswith("   * - ") for line in lines) == len(rows) + 1
+
+
+def test_api_summary_lists_the_names_of_each_page():
+    pytest.importorskip("docutils")
+    api_summary = _ext("api_summary")
+    text = (".. currentmodule:: sklearn_rank\n\n.. autosummary::\n\n   evaluate\n   RankingReport\n\n"
+            "Prose.\n\n.. currentmodule:: sklearn_rank.stats\n\n.. autosummary::\n   :nosignatures:\n\n"
+            "   compare\n")
+    assert api_summary.page_names(text) == ["sklearn_rank.evaluate", "sklearn_rank.RankingReport",
+                                            "sklearn_rank.stats.compare"]
+    # The API index summarises every page of the reference, and so every public name.
+    index = (DOCS / "api" / "index.rst").read_text(encoding="utf-8")
+    pages = sorted(path.stem for path in (DOCS / "api").glob("*.rst") if path.name != "index.rst")
+    assert sorted(re.findall(r"^\.\. api-summary:: (\S+)$", index, re.M)) == pages
+    import sklearn_rank
+
+    listed = {name for page in pages
+              for name in api_summary.page_names((DOCS / "api" / f"{page}.rst").read_text(encoding="utf-8"))}
+    assert {f"sklearn_rank.{name}" for name in sklearn_rank.__all__ if name != "__version__"} <= listed
