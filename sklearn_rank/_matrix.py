@@ -17,6 +17,7 @@ import numpy as np
 from ._inputs import ALL_EXCLUDED
 from ._lists import ListKernels
 from ._matrix_counts import COUNTED_CHUNK, counted_structure
+from ._namespace_counts import counted_items, counting_chunk
 from ._namespace_inputs import namespace_chunk
 from ._parts import join_parts, partial_report
 from ._threads import map_in_order
@@ -259,7 +260,9 @@ def _join(records):
 class NamespaceMatrix:
     """The ranks of a relevance matrix's targets, in the score's namespace (``compute_ranks``).
 
-    Each chunk of whole rows is sorted row by row by decreasing score (ties in input order), the
+    A chunk of rows with few gain items is ranked by counting (``_namespace_counts``, with the counting
+    kernel of the NumPy path): only its gain items, laid out one column per item. Otherwise each piece of
+    whole rows is sorted row by row by decreasing score (ties in input order), the
     removed candidates (``exclude``, NaN under ``nan_policy="omit"``) moved behind the kept ones
     by a second, stable sort. A tie block starts where the score changes; the start of each
     position's block is looked up among the compacted block starts, and counts of relevant
@@ -271,15 +274,30 @@ class NamespaceMatrix:
     def __init__(self, data, relevance_level, gain, stable=True, ties=None, targets=None, families=("rank",)):
         self.xp, self.data, self.relevance_level, self.gain = data.xp, data, relevance_level, gain
 
+    def _pieces(self, ordinal):
+        """Chunks of rows ``(lo, score, grades, removed candidates, counted)``, NaN checked: a chunk's gain
+        items ranked by counting (``counted``, a :class:`~._namespace_counts.CountedItems`; ``ordinal``:
+        with the input order of ties), else the chunk cut into pieces for the sort (``counted`` None)."""
+        xp, data = self.xp, self.data
+        # a sorted piece holds about a dozen float64 and int64 matrices (orders, tie blocks, cumulative
+        # counts, the blocks of a tie policy): an eighth of the label index's chunk
+        step = matrix_chunk_rows(data.score.shape[1], namespace_chunk(data.device) // 8)
+        for lo, score, rel, drop in self._rows():
+            counted = counted_items(xp, score, rel, drop, self.relevance_level, self.gain, ordinal)
+            if counted is not None:
+                yield lo, score, rel, drop, counted
+                continue
+            for start in range(0, score.shape[0], step):
+                stop = min(score.shape[0], start + step)
+                yield lo + start, score[start:stop, ...], rel[start:stop, ...], drop[start:stop, ...], None
+
     def _rows(self):
         """Chunks of rows: (lo, score, relevance grades, removed candidates), NaN checked."""
         from ._inputs import nan_message
 
         xp, data = self.xp, self.data
         n_q, n_c = data.score.shape
-        # a sorted chunk holds about a dozen float64 and int64 matrices (orders, tie blocks, cumulative
-        # counts, the blocks of a tie policy): an eighth of the label index's chunk
-        step = matrix_chunk_rows(n_c, namespace_chunk(data.device) // 8)
+        step = matrix_chunk_rows(n_c, counting_chunk(data.device))
         for lo in range(0, n_q, step):
             hi = min(n_q, lo + step)
             score = data.score[lo:hi, ...]
@@ -359,8 +377,8 @@ class NamespaceMatrix:
         ranked = list({written: spec for written, spec, family in evaluation.resolved if family == "rank"}.items())
         listed = list({written: spec for written, spec, family in evaluation.resolved if family == "list"}.items())
         columns, targets = {}, {}
-        for lo, score, rel, drop in self._rows():
-            kernels, n_rel, n_keep = self._chunk_kernels(score, rel, drop, evaluation)
+        for lo, score, rel, drop, counted in self._pieces(evaluation.ties == "ordinal" or bool(ranked)):
+            kernels, n_rel, n_keep = self._chunk_kernels(score, rel, drop, evaluation, counted)
             columns.setdefault("__has__", []).append(n_rel > 0)
             columns.setdefault("__present__", []).append(n_keep > 0)
             for written, spec in listed:
@@ -368,7 +386,7 @@ class NamespaceMatrix:
             if not ranked:
                 continue
             is_rel = rel >= self.relevance_level if self.relevance_level is not None else rel > 0
-            records = self._targets(score, is_rel, drop, evaluation.targets, lo)
+            records = self._targets(score, is_rel, drop, evaluation.targets, lo, counted)
             # per query: the query's own targets, unweighted (the weight of a query cancels in it)
             s, m, r, mid = _rank_distribution(xp, records, evaluation.ties)
             per_query = NamespaceRankStats(xp, s, m, r, mid, xp.ones_like(s), records["n_cand"],
@@ -392,8 +410,12 @@ class NamespaceMatrix:
                 pooled = {written: None for written, _ in ranked}  # no target at all
         return _namespace_list_report(xp, data, joined, evaluation, pooled)
 
-    def _chunk_kernels(self, score, rel, drop, evaluation):
+    def _chunk_kernels(self, score, rel, drop, evaluation, counted):
         xp, ties = self.xp, evaluation.ties
+        if counted is not None:  # few gain items: ranked by counting
+            binary, gain_blocks = counted.blocks(ties)
+            kernels = ListKernels.rows(xp, binary, gain_blocks, counted.stats(), evaluation.ap_denominator)
+            return kernels, counted.n_relevant, counted.n_keep
         as_float = (lambda x: xp.astype(x, xp.float64))
         order, n_keep = self._sorted(score, drop)
         sc = xp.take_along_axis(score, order, axis=1)
@@ -449,19 +471,21 @@ class NamespaceMatrix:
     def ranks(self, targets):
         xp = self.xp
         columns = {}
-        for lo, score, rel, drop in self._rows():
+        for lo, score, rel, drop, counted in self._pieces(True):
             is_rel = rel >= self.relevance_level if self.relevance_level is not None else rel > 0
-            for name, value in _flatten_targets(xp, self._targets(score, is_rel, drop, targets, lo)).items():
+            for name, value in _flatten_targets(xp, self._targets(score, is_rel, drop, targets, lo, counted)).items():
                 columns.setdefault(name, []).append(value)
         joined = {name: (parts[0] if len(parts) == 1 else xp.concat(parts)) for name, parts in columns.items()}
         return namespace_ranks(xp, joined["s"], joined["m"], joined["r"], joined["ordinal"], joined["n_cand"],
                                 joined["num_relevant"], joined["query"], self.data.qid)
 
-    def _targets(self, score, is_rel, drop, targets, lo):
+    def _targets(self, score, is_rel, drop, targets, lo, counted=None):
         """The targets of a chunk of rows as matrices, one row per query, ``present`` marking the slots
         holding a target: one slot per query (its best-ranked relevant candidate) under
         ``targets="first"``, every sorted position (the relevant ones present) under ``"all"``."""
         xp = self.xp
+        if counted is not None:  # few gain items: ranked by counting
+            return counted.targets(targets, lo)
         h, n_c = score.shape
         device = self.data.device
         order, n_keep = self._sorted(score, drop)

@@ -25,9 +25,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._counts import block_counts
 from ._inputs import GroupedData
 from ._ranks import GroupedStructure, relevance_masks
 from ._segments import exclusive_segment_sum, segment_starts
+from ._xp import NUMPY
 
 # Gain items of a chunk, as a share of its cells, up to which counting replaces the grouped sort: beyond,
 # most candidates are gain items and the grouped structure's sort does no more work than counting.
@@ -137,12 +139,12 @@ def _valid_relevance(rel):
     return bool(low >= 0) and bool(np.isfinite(high)) if rel.dtype.kind == "f" else bool(low >= 0)
 
 
-def block_width(n_rows, n_columns, n_items, ordinal, dtype):
+def block_width(n_rows, n_columns, n_items, ordinal, dtype, keyed=True):
     """The columns sorted together (each row's values in blocks of that width), or None for the ordinal
-    policy's float64 keys of whole rows; the cheapest by a cost model measured on NumPy 2's vectorised
-    sorts. Wider blocks cost more to sort (log2 of the width per value) and to scan for earlier ties
-    (ordinal: the width, per gain item), narrower ones more to search (a binary search per block, per gain
-    item). ``n_items``: the gain items of the ``n_rows`` rows."""
+    policy's float64 keys of whole rows (NumPy only: ``keyed``); the cheapest by a cost model measured on
+    NumPy 2's vectorised sorts. Wider blocks cost more to sort (log2 of the width per value) and to scan for
+    earlier ties (ordinal: the width, per gain item), narrower ones more to search (a binary search per
+    block, per gain item). ``n_items``: the gain items of the ``n_rows`` rows."""
     def cost(width):
         n_blocks = -(-n_columns // width)
         search = n_items * n_blocks * (np.log2(width) + 1) * _SEARCH_STEP
@@ -151,7 +153,7 @@ def block_width(n_rows, n_columns, n_items, ordinal, dtype):
 
     widths = [n_columns] + [w for w in _BLOCK_WIDTHS if w < n_columns]
     best = min(widths, key=cost)
-    if ordinal and dtype in (np.float32, np.float16) and n_columns < 1 << _COLUMN_BITS:
+    if keyed and ordinal and dtype in (np.float32, np.float16) and n_columns < 1 << _COLUMN_BITS:
         keyed = n_rows * n_columns * (np.log2(max(n_columns, 2)) * _SORT_STEP * 2 + _KEY_CELL)
         if keyed < cost(best):
             return None
@@ -182,83 +184,9 @@ def _block_counts(score, exclude, rows, columns, item_score, width, ordinal):
         values[np.repeat(np.arange(n_rows), np.diff(exclude.indptr)), exclude.indices] = -np.inf
     elif exclude is not None:
         values[:, :n_columns][exclude] = -np.inf  # below every score: excluded candidates are never above
-    blocks = values.reshape(n_rows * n_blocks, width)
-    item_block = rows.astype(np.intp) * n_blocks + columns // width
-    within = _earlier_in_block(blocks, item_block, columns % width, item_score) if ordinal else None
-    blocks.sort(axis=1)  # NaN last: a NaN score is in the last place of its block, or before the fill
-    last_real = n_columns - (n_blocks - 1) * width - 1
-    if np.isnan(blocks[:, -1].reshape(n_rows, n_blocks)[:, :-1]).any() or np.isnan(
-            blocks[n_blocks - 1::n_blocks, last_real]).any():
-        return None
-    # every (gain item, block of its row): the block's values below the item's and at most the item's
-    pair_block = (rows.astype(np.intp) * n_blocks)[:, None] + np.arange(n_blocks)
-    pair_score = np.broadcast_to(item_score[:, None], pair_block.shape)
-    below = _count_below(blocks, pair_block, pair_score, np.less)
-    level_in_block = _count_level(blocks, pair_block, pair_score, below)
-    level = level_in_block.sum(axis=1)
-    above = n_columns - below.sum(axis=1) - level
-    if not ordinal:
-        return above, level, None
-    earlier_blocks = np.arange(n_blocks) < (columns // width)[:, None]
-    tied_earlier = (level_in_block * earlier_blocks).sum(axis=1) + within
-    return above, level, tied_earlier
-
-
-def _earlier_in_block(blocks, item_block, offset, item_score):
-    """For each gain item, the cells of its block (unsorted) before its own that hold its score, a bounded
-    number of items at a time."""
-    width = blocks.shape[1]
-    out = np.empty(item_block.size, dtype=np.intp)
-    step = max(1, (1 << 20) // width)
-    place = np.arange(width)
-    for start in range(0, item_block.size, step):
-        part = slice(start, start + step)
-        cells = blocks[item_block[part]]
-        out[part] = np.count_nonzero((cells == item_score[part, None]) & (place < offset[part, None]), axis=1)
-    return out
-
-
-def _count_below(blocks, block, values, less):
-    """The entries of each sorted ``blocks[block]`` for which ``less(entry, value)`` holds: a branch-free
-    binary search, one vectorised step per halving of the block's width, whatever the number of queries."""
-    width = blocks.shape[1]
-    flat = blocks.reshape(-1)
-    at = block * width  # the first entry not yet known to be below
-    probe = np.empty_like(at)
-    hit = np.empty(at.shape, dtype=bool)
-    n = width
-    while n > 1:
-        half = n // 2
-        np.add(at, half, out=probe)
-        less(flat[probe], values, out=hit)
-        np.add(at, half, out=at, where=hit)
-        n -= half
-    less(flat[at], values, out=hit)
-    at += hit
-    return at - block * width
-
-
-def _count_level(blocks, block, values, below):
-    """The entries of each sorted ``blocks[block]`` equal to ``value``, given the entries ``below`` it:
-    the equal ones follow them; a few are counted one by one, longer runs by a binary search."""
-    width = blocks.shape[1]
-    flat = blocks.reshape(-1)
-    start = block * width + below  # the first entry not below the value
-    level = np.zeros_like(below)
-    active = np.flatnonzero((below < width).reshape(-1))
-    start, level_flat, values = start.reshape(-1), level.reshape(-1), values.reshape(-1)
-    for _ in range(3):
-        if not active.size:
-            return level
-        equal = flat[start[active] + level_flat[active]] == values[active]
-        active = active[equal]
-        level_flat[active] += 1
-        active = active[below.reshape(-1)[active] + level_flat[active] < width]
-    if active.size:
-        flat_block = block.reshape(-1)[active]
-        level_flat[active] = (_count_below(blocks, flat_block, values[active], np.less_equal)
-                              - below.reshape(-1)[active])
-    return level
+    rows = rows.astype(np.int64, copy=False)
+    columns = columns.astype(np.int64, copy=False)
+    return block_counts(NUMPY, values, n_columns, width, rows, columns, item_score, ordinal)
 
 
 def _keyed_counts(score, exclude, rows, columns, item_score):

@@ -246,9 +246,9 @@ def test_every_block_width_gives_the_numbers_of_the_sort(width, calls, monkeypat
     counted = _matrix.counted_structure
     chosen = []
 
-    def forced(n_rows, n_columns, n_items, ordinal, dtype):
+    def forced(n_rows, n_columns, n_items, ordinal, dtype, keyed=True):
         if width == "keys":
-            keyed = ordinal and dtype in (np.float32, np.float16)
+            keyed = keyed and ordinal and dtype in (np.float32, np.float16)
             chosen.append(keyed)
             return None if keyed else n_columns
         chosen.append(True)
