@@ -20,7 +20,7 @@ from ._matrix_counts import COUNTED_CHUNK, counted_structure
 from ._namespace_counts import counted_items, counting_chunk
 from ._namespace_inputs import namespace_chunk
 from ._parts import join_parts, partial_report
-from ._threads import map_in_order
+from ._threads import imap_in_order, map_in_order
 from ._rank_stats import NamespaceRankStats
 from ._ranks import GroupedStructure, namespace_ranks
 from ._registry import list_kernel
@@ -89,20 +89,18 @@ class MatrixStructure:
         entries = max(MATRIX_MIN_ENTRIES, min(COUNTED_CHUNK, self.matrix.score.size // (8 * self.n_jobs)))
         step = matrix_chunk_rows(n_candidates, entries)
         ranges = [(lo, min(n_queries, lo + step)) for lo in range(0, n_queries, step)]
-        for wave in range(0, len(ranges), self.n_jobs):
-            counted = map_in_order(lambda bounds: self._counted(*bounds, build), ranges[wave:wave + self.n_jobs],
-                                   self.n_jobs)
-            for (lo, hi), built in zip(ranges[wave:wave + self.n_jobs], counted):
-                if built is not None:
-                    yield built
-                    continue
-                # declined: the sort, one of its chunks at a time (their records are yielded before the next
-                # is made: the budget of kept records applies between them)
-                sorted_ranges = self.row_ranges(lo, hi)
-                for start in range(0, len(sorted_ranges), self.n_jobs):
-                    yield from (built for built in map_in_order(lambda bounds: self._sorted(*bounds, build),
-                                                                sorted_ranges[start:start + self.n_jobs],
-                                                                self.n_jobs) if built is not None)
+        counted = imap_in_order(lambda bounds: self._counted(*bounds, build), ranges, self.n_jobs)
+        for (lo, hi), built in zip(ranges, counted):
+            if built is not None:
+                yield built
+                continue
+            # declined: the sort, one of its chunks at a time (their records are yielded before the next
+            # is made: the budget of kept records applies between them)
+            sorted_ranges = self.row_ranges(lo, hi)
+            for start in range(0, len(sorted_ranges), self.n_jobs):
+                yield from (built for built in map_in_order(lambda bounds: self._sorted(*bounds, build),
+                                                            sorted_ranges[start:start + self.n_jobs],
+                                                            self.n_jobs) if built is not None)
 
     def _counted(self, lo, hi, build):
         counted = counted_structure(self.matrix, lo, hi, self.relevance_level, self.gain, self.stable)

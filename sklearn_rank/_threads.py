@@ -10,6 +10,7 @@ statistics pool every part's targets in one canonical order, so the numbers are 
 
 from __future__ import annotations
 
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 import os
@@ -46,6 +47,24 @@ def map_in_order(function, items, n_jobs):
         return [function(item) for item in items]
     with ThreadPoolExecutor(max_workers=n_jobs) as pool:
         return list(pool.map(function, items))
+
+
+def imap_in_order(function, items, n_jobs):
+    """``function(item)`` for each of ``items``, yielded in order, computed on ``n_jobs`` threads of one pool
+    with a few items in flight ahead of the one yielded (a slow item does not hold the others' threads, and
+    the consumer's work overlaps theirs); an exception is raised where its item is yielded."""
+    if n_jobs <= 1:
+        for item in items:
+            yield function(item)
+        return
+    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+        pending = deque()
+        for item in items:
+            pending.append(pool.submit(function, item))
+            if len(pending) > 2 * n_jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def split_queries(data, n_parts):

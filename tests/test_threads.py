@@ -129,3 +129,36 @@ def test_n_jobs_values(n_jobs, expected):
 def test_bad_n_jobs_is_refused(n_jobs, error, match):
     with pytest.raises(error, match=match):
         skr.evaluate([1, 0], [0.5, 0.2], metrics=["mrr"], n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
+def test_imap_in_order_yields_in_order_with_a_bounded_look_ahead(n_jobs):
+    import threading
+    import time
+
+    started = []
+    lock = threading.Lock()
+
+    def slow_first(item):
+        with lock:
+            started.append(item)
+        time.sleep(0.05 if item == 0 else 0.0)  # the first item finishes last
+        return item * item
+
+    results = _threads.imap_in_order(slow_first, range(20), n_jobs)
+    assert next(results) == 0
+    # while the first item was computed, at most 2 * n_jobs + 1 items were started (one item at a time without threads)
+    assert len(started) <= (1 if n_jobs == 1 else 2 * n_jobs + 1)
+    assert [0] + list(results) == [i * i for i in range(20)]
+
+
+def test_imap_in_order_raises_at_the_failing_item():
+    def fail_at_three(item):
+        if item == 3:
+            raise ValueError("item 3")
+        return item
+
+    results = _threads.imap_in_order(fail_at_three, range(10), 2)
+    assert [next(results) for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(ValueError, match="item 3"):
+        next(results)
