@@ -5,10 +5,12 @@ starts at most one Spark session and one Dask cluster, for the whole session, an
 them, or that pay another once-per-process cost, are put in one xdist group so that a single worker pays it.
 """
 
+import importlib.util
 import logging
 import os
 import shutil
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -30,7 +32,7 @@ _GROUP_BY_FILE = {
     "test_main.py": "demo",          # `sklearn-rank demo` runs once for the module
     "test_docs_rendered.py": "docs-rendered",
 }
-_GROUP_BY_FIXTURE = {"spark": "spark", "ranx": "ranx"}
+_GROUP_BY_FIXTURE = {"spark": "spark", "ranx": "ranx", "demo_run": "demo"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
@@ -127,3 +129,17 @@ def small_fast_path(monkeypatch):
     monkeypatch.setattr(_trec_fast, "_SCAN_BLOCK", 4096)
     monkeypatch.setattr(_trec_keys, "_HASH_BLOCK", 5)
     monkeypatch.setattr(_trec_eval, "_HASH_BLOCK", 5)
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """One run of ``sklearn-rank demo`` for the session (tests/test_main.py, tests/test_demo_baselines.py), in a
+    process of its own: (standard output, the PNG file of ``--plot``, or None without matplotlib). The figure
+    changes nothing in what is printed."""
+    plot = None
+    if importlib.util.find_spec("matplotlib") is not None:
+        plot = tmp_path_factory.mktemp("demo") / "demo.png"
+    out = subprocess.run([sys.executable, "-m", "sklearn_rank", "demo", *(["--plot", str(plot)] if plot else [])],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return out.stdout, plot

@@ -4,10 +4,6 @@ The baseline rows are checked against ``evaluate`` on a constant scorer, compute
 from the demo's data (tests/test_main.py checks the models' rows against loops over queries).
 """
 
-import contextlib
-import io
-import warnings
-
 import numpy as np
 import pytest
 
@@ -18,15 +14,9 @@ CLASS_METRICS = ["mrr", "hits@1", "hits@3", "mr"]
 
 
 @pytest.fixture(scope="module")
-def demo_parts():
-    """What ``sklearn-rank demo`` prints (the command line in this process), cut into its two parts."""
-    from sklearn_rank.cli import main
-
-    stdout = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(stdout):
-        warnings.simplefilter("ignore")  # the digits verdict's warning about zero differences
-        assert main(["demo"]) in (0, None)
-    text = stdout.getvalue()
+def demo_parts(demo_run):
+    """What ``sklearn-rank demo`` prints (the session's one run, tests/conftest.py), cut into its two parts."""
+    text = demo_run[0]
     ltr, digits = text.split("\nRank of the true class:", 1)
     return {"ltr": ltr, "digits": "Rank of the true class:" + digits, "all": text}
 

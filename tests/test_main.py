@@ -1,25 +1,9 @@
 """`sklearn-rank demo`: it runs, and what it prints is true."""
 
-import importlib.util
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-
-
-@pytest.fixture(scope="module")
-def demo_run(tmp_path_factory):
-    """One run of ``sklearn-rank demo`` for the module, in a process of its own: (standard output, the PNG
-    file of ``--plot``, or None without matplotlib). The figure changes nothing in what is printed."""
-    plot = None
-    if importlib.util.find_spec("matplotlib") is not None:
-        plot = tmp_path_factory.mktemp("demo") / "demo.png"
-    out = subprocess.run([sys.executable, "-m", "sklearn_rank", "demo", *(["--plot", str(plot)] if plot else [])],
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    return out.stdout, plot
 
 
 @pytest.fixture(scope="module")
