@@ -50,12 +50,22 @@ class _NumPy1Namespace:
         return out
 
     @staticmethod
+    def arange(*args, device=None, **kwargs):
+        _check_cpu(device)
+        return np.arange(*args, **kwargs)
+
+    @staticmethod
     def isdtype(dtype, kind):
         if isinstance(kind, tuple):
             return any(_NumPy1Namespace.isdtype(dtype, k) for k in kind)
         if isinstance(kind, str):
             return np.issubdtype(dtype, _KINDS[kind])
         return np.dtype(dtype) == np.dtype(kind)
+
+
+def _check_cpu(device):
+    if device not in (None, "cpu"):
+        raise ValueError(f"NumPy arrays live on the CPU. Got device {device!r} instead.")
 
 
 NUMPY = np if hasattr(np, "astype") else _NumPy1Namespace()

@@ -69,3 +69,12 @@ def test_isdtype(dtype, kind, expected):
     assert SHIM.isdtype(np.dtype(dtype), kind) is expected
     if hasattr(np, "isdtype"):
         assert np.isdtype(np.dtype(dtype), kind) is expected
+
+
+def test_arange_takes_the_cpu_device():
+    # NumPy 1.26's arange has no device keyword; the standard's calls pass the input's device ("cpu")
+    for device in (None, "cpu"):
+        out = SHIM.arange(2, 7, 2, dtype=np.int64, device=device)
+        assert out.dtype == np.int64 and out.tolist() == np.arange(2, 7, 2).tolist()
+    with pytest.raises(ValueError, match="NumPy arrays live on the CPU. Got device 'cuda:0' instead."):
+        SHIM.arange(3, device="cuda:0")
