@@ -269,12 +269,17 @@ def test_label_index_counts_into_preallocated_buffers(monkeypatch, masked, stabl
     # a first use imports modules lazily: not counted (under pytest-xdist this test may be a worker's first)
     label_index_module.LabelIndexStructure(prepare(target[:2], scores[:2], exclude=mask[:2] if masked else None),
                                      stable=stable)
-    tracemalloc.start()
-    try:
-        label_index_module.LabelIndexStructure(data, stable=stable)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    # tracemalloc also counts what other threads of the process allocate meanwhile (a worker's Spark gateway or
+    # Dask cluster): the smallest of three peaks is this call's own
+    peaks = []
+    for _ in range(3):
+        tracemalloc.start()
+        try:
+            label_index_module.LabelIndexStructure(data, stable=stable)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    peak = min(peaks)
     chunk_flags = (1 << 18) // n_candidates * n_candidates  # 4000 columns: whole 64-bit words
     per_row = 256 * n_queries  # the counts, their words, the extremes and the results
     assert peak <= (3 if masked else 2) * chunk_flags + per_row, peak
