@@ -14,15 +14,18 @@ from __future__ import annotations
 import math
 
 from ._counts import block_counts
-from ._matrix_counts import COUNTED_CHUNK, COUNTED_SHARE, block_width
+from ._matrix_counts import COUNTED_SHARE, block_width
+from ._namespace_inputs import namespace_chunk
 from ._xp import NUMPY
 
 
 def counting_chunk(device):
-    """Entries per chunk of rows ranked by counting on ``device``: the NumPy path's on a CPU (a chunk of
-    scores that stays in cache while its gain items are searched), four million on another device (a few
-    copies of the scores, and few kernel launches)."""
-    return COUNTED_CHUNK if "cpu" in str(device).lower() else 1 << 22
+    """Entries per chunk of rows ranked by counting on ``device``: its temporaries are a few copies of the
+    scores, not the sort's dozen matrices, so four times the namespace's chunk on a CPU (a million entries,
+    as the NumPy path's: they stay in cache while the gain items are searched) and a quarter of it on a GPU
+    (still few kernel launches)."""
+    chunk = namespace_chunk(device)
+    return chunk * 4 if "cpu" in str(device).lower() else chunk // 4
 
 
 def counted_items(xp, score, rel, drop, relevance_level, gain, ordinal):

@@ -131,3 +131,18 @@ def test_many_relevant_items_take_the_sort(dispatch, calls):
     s = np.arange(30.0).reshape(3, 10)
     skr.evaluate(xp.asarray(y), xp.asarray(s), metrics=["map"])
     assert calls == [False]
+
+
+def test_chunks_of_a_few_rows_give_the_numbers_of_one_chunk(dispatch, calls, monkeypatch):
+    import sklearn_rank._namespace_inputs as namespace_inputs
+
+    rng = np.random.default_rng(4)
+    y = (rng.random((40, 30)) < 0.08) * rng.integers(1, 3, (40, 30))
+    s = np.round(rng.random((40, 30)), 1)
+    metrics = ["mrr", "map", "ndcg@5", "p@3", "mr", "amri"]
+    whole = {ties: _outcome(True, y, s, None, metrics=metrics, ties=ties) for ties in TIES}
+    monkeypatch.setattr(namespace_inputs, "NAMESPACE_CHUNK_CPU", 16)  # counting chunks of 64 entries: 2 rows
+    calls.clear()
+    for ties in TIES:
+        _assert_same(_outcome(True, y, s, None, metrics=metrics, ties=ties), whole[ties], ties)
+    assert len(calls) >= 20 * len(TIES) and sum(calls) > len(calls) / 2
