@@ -60,6 +60,6 @@ for name, model in models.items():
     curve = HitsAtKCurveDisplay.from_estimator(model, Xq[test], y[test], name=name,
                                                ax=None if curve is None else curve.ax_,
                                                plot_baseline=curve is None)
-    print(f"{name:<9} hits@1 {curve.hits[0]:.4f}  hits@5 {curve.hits[4]:.4f}  AUC (k = 1..25) {curve.auc:.4f}")
+    print(f"{name:<9} hits@1 {curve.hits[0]:.4f}  hits@5 {curve.hits[4]:.4f}  area (k = 1..25) {curve.auc:.4f}")
 curve.ax_.set_title("Hits@k on the held-out queries")
 plt.show()

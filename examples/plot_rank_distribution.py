@@ -60,13 +60,13 @@ print(f"rank 1: {display.counts[0]:.1f} queries (random ranking: {display.baseli
 # -------------------------
 # ``display.hits[i]`` is exactly ``sklearn_rank.hits_at_k`` at ``k = display.k[i]``. The second
 # model goes on the same axes (``ax=``); its baseline is the same, so it is drawn once. The
-# legend's AUC is the mean of ``hits@k`` over k = 1..100.
+# legend's area is the mean of ``hits@k`` over k = 1..100.
 curve = HitsAtKCurveDisplay.from_estimator(ridge, Xq[test], y[test], name="Ridge")
 other = HitsAtKCurveDisplay.from_estimator(knn, Xq[test], y[test], name="25 nearest neighbours", ax=curve.ax_,
                                            plot_baseline=False)
 curve.ax_.set_title("Hits@k on the held-out queries")
 for name, shown in (("Ridge", curve), ("25 nearest neighbours", other)):
-    print(f"{name:<22} hits@1 {shown.hits[0]:.3f}  hits@10 {shown.hits[9]:.3f}  AUC {shown.auc:.3f}")
+    print(f"{name:<22} hits@1 {shown.hits[0]:.3f}  hits@10 {shown.hits[9]:.3f}  area {shown.auc:.3f}")
 print(f"{'random ranking':<22} hits@1 {curve.baseline_hits[0]:.3f}  hits@10 {curve.baseline_hits[9]:.3f}  "
-      f"AUC {curve.baseline_auc:.3f}")
+      f"area {curve.baseline_auc:.3f}")
 plt.show()

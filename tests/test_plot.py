@@ -113,7 +113,7 @@ def test_hits_baseline_is_the_random_ranking_expectation():
     np.testing.assert_allclose(display.baseline_line_.get_ydata(), oracle, rtol=1e-12)
     assert display.baseline_auc == pytest.approx(np.mean(oracle), rel=1e-12)
     labels = [text.get_text() for text in display.ax_.get_legend().get_texts()]
-    assert labels == [f"AUC = {np.mean(display.hits):.3f}", f"random (AUC = {np.mean(oracle):.3f})"]
+    assert labels == [f"area = {np.mean(display.hits):.3f}", f"random (area = {np.mean(oracle):.3f})"]
 
 
 def test_hits_default_k_is_capped_at_100_and_uses_a_log_axis():
@@ -135,8 +135,8 @@ def test_several_models_on_one_axes():
     assert second.ax_ is first.ax_ and second.figure_ is first.figure_
     assert len(first.ax_.get_lines()) == 3  # two models and one baseline
     labels = [text.get_text() for text in first.ax_.get_legend().get_texts()]
-    assert labels == [f"first (AUC = {first.auc:.3f})", f"random (AUC = {first.baseline_auc:.3f})",
-                      f"second (AUC = {second.auc:.3f})"]
+    assert labels == [f"first (area = {first.auc:.3f})", f"random (area = {first.baseline_auc:.3f})",
+                      f"second (area = {second.auc:.3f})"]
     # plot() again on another axes, under another name
     _, ax = plt.subplots()
     again = first.plot(ax=ax, name="renamed", color="red")

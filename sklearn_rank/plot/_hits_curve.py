@@ -56,10 +56,11 @@ class HitsAtKCurveDisplay:
 
     ``hits[i]`` is :func:`sklearn_rank.hits_at_k` at ``k[i]`` with the same
     options, for ``k = 1 .. K``: the hit rate under every ``convention``
-    preset (ranx's metric name ``hits@k``, a count, is not what is drawn). The area under the curve shown in the legend
-    is the mean of ``hits@k`` over ``k = 1 .. K``,
+    preset (ranx's metric name ``hits@k``, a count, is not what is drawn). The area under the curve, shown
+    in the legend as "area" (not "AUC", the name of the per-query ROC metric ``auc``), is the mean of
+    ``hits@k`` over ``k = 1 .. K``,
 
-    .. math:: \\mathrm{AUC}_K = \\frac{1}{K} \\sum_{k=1}^{K} \\mathrm{hits@}k \\in [0, 1],
+    .. math:: \\mathrm{area}_K = \\frac{1}{K} \\sum_{k=1}^{K} \\mathrm{hits@}k \\in [0, 1],
 
     which is 1 when every target is ranked first, and equals the mean of
     :math:`\\max(0, K + 1 - \\mathrm{rank}) / K` over the targets (for untied
@@ -93,7 +94,7 @@ class HitsAtKCurveDisplay:
     baseline_hits : ndarray of shape (K,) or None
         The random baseline at each cut-off.
     auc : float in [0, 1]
-        Mean of ``hits``.
+        Mean of ``hits``: the area under the curve (the legend's "area").
     baseline_auc : float in [0, 1] or None
         Mean of ``baseline_hits``.
     line_ : matplotlib Line2D
@@ -132,7 +133,7 @@ class HitsAtKCurveDisplay:
             raise InputValueError(f"`k` must be the cut-offs 1 .. K. Got {k!r} instead.")
         if hits.shape != k.shape:
             raise InputValueError(f"`hits` must hold one value per cut-off ({k.size}). Got shape {hits.shape} instead.")
-        # hit rates: the AUC in the legend is their mean, documented within [0, 1]
+        # hit rates: the area in the legend is their mean, documented within [0, 1]
         _first_outside((hits >= 0) & (hits <= 1), hits, "hits", "lie in [0, 1] (hit rates)")
         if baseline_hits is not None:
             baseline_hits = _numbers(baseline_hits, "baseline_hits").astype(np.float64)
@@ -175,12 +176,12 @@ class HitsAtKCurveDisplay:
         _check_keywords(kwargs, "plot", "HitsAtKCurveDisplay.plot", HitsAtKCurveDisplay.plot, hints=_HINTS)
         ax = _axes(ax, "HitsAtKCurveDisplay.plot")
         name = _name(name, "name") if name is not None else self.name
-        label = f"{name} (AUC = {self.auc:.3f})" if name else f"AUC = {self.auc:.3f}"
+        label = f"{name} (area = {self.auc:.3f})" if name else f"area = {self.auc:.3f}"
         (self.line_,) = ax.plot(self.k, self.hits, **{"label": label, **kwargs})
         self.baseline_line_ = None
         if plot_baseline and self.baseline_hits is not None:
             (self.baseline_line_,) = ax.plot(self.k, self.baseline_hits, color="black", linestyle="--",
-                                             label=f"random (AUC = {self.baseline_auc:.3f})")
+                                             label=f"random (area = {self.baseline_auc:.3f})")
         if self.k[-1] > LOG_SCALE_RATIO:
             ax.set_xscale("log")
         ax.set_xlabel("k (cut-off)")
