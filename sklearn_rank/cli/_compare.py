@@ -169,11 +169,14 @@ def _format_comparison(compared, reports, fmt):
     texts = []
     for metric, records, means, n_undefined in blocks:
         lines = [f"{metric} (mean over queries): " + ", ".join(f"{n} {m:.4f}" for n, m in means.items())]
-        lines.append(f"{'a':<14} {'b':<14} {'test':<13} {'queries':>7} {'left out':>8} {'p-value':>9} "
+        # the name columns as wide as the names (a fixed 14 made lines of 113 characters that wrapped in a terminal)
+        wa = max([1] + [len(str(r["a"])) for r in records])
+        wb = max([1] + [len(str(r["b"])) for r in records])
+        lines.append(f"{'a':<{wa}} {'b':<{wb}} {'test':<13} {'queries':>7} {'left out':>8} {'p-value':>9} "
                      f"{'adjusted':>9} {'estimate':>9} {'effect':>8}  win/tie/loss")
         for r in records:
             queries = str(r["n_a"]) if r["paired"] else f"{r['n_a']}+{r['n_b']}"
-            lines.append(f"{str(r['a']):<14} {str(r['b']):<14} {r['test']:<13} {queries:>7} {r['n_left_out']:>8} "
+            lines.append(f"{str(r['a']):<{wa}} {str(r['b']):<{wb}} {r['test']:<13} {queries:>7} {r['n_left_out']:>8} "
                          f"{r['pvalue']:>9.4g} {r['pvalue_adjusted']:>9.4g} {r['estimate']:>9.4f} "
                          f"{r['effect_size']:>8.4f}  {r['wins']}/{r['ties']}/{r['losses']}")
         paired = any(r["paired"] for r in records)
