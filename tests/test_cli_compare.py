@@ -212,3 +212,15 @@ def test_outputs_never_replace_an_input_or_each_other(tmp_path, capsys):
     assert main(args + ["-o", str(same), "--plot", str(same)]) == 2
     assert "-o and --plot must name different files" in capsys.readouterr().err
     assert not same.exists()
+
+
+def test_the_table_fits_a_terminal_for_short_run_names(tmp_path, capsys):
+    # the run names' columns are as wide as the names: with a fixed 14 characters a row took 113 and the
+    # win/tie/loss column wrapped onto its own line in a 100-column terminal
+    paths = _runs(tmp_path, n_runs=2)
+    code, out, _ = run_main(capsys, "compare", *paths, "-m", "ndcg@10")
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.startswith("a "))
+    rows = [line for line in out.splitlines() if line.startswith("R0 ")]
+    assert rows and header.endswith("win/tie/loss") and max(len(header), *map(len, rows)) <= 90
+    assert rows[0].split()[:3] == ["R0", "R1", "wilcoxon"]
