@@ -11,6 +11,7 @@ the array namespace ``xp``: the NumPy relevance matrix (``_matrix_counts``) and 
 
 from __future__ import annotations
 
+from ._lists import _device
 from ._xp import is_numpy
 
 
@@ -105,9 +106,3 @@ def _sorted_rows(xp, blocks):
         blocks.sort(axis=1)
         return blocks
     return xp.sort(blocks, axis=1)
-
-
-def _device(x):
-    from ._sklearn_compat import array_device
-
-    return array_device(x)

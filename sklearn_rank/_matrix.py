@@ -17,7 +17,7 @@ import numpy as np
 from ._inputs import ALL_EXCLUDED
 from ._lists import ListKernels
 from ._matrix_counts import COUNTED_CHUNK, counted_structure
-from ._namespace_counts import counted_items, counting_chunk
+from ._namespace_counts import block_bounds, counted_items, counting_chunk, exclusive_cumulative
 from ._namespace_inputs import namespace_chunk
 from ._parts import join_parts, partial_report
 from ._threads import imap_in_order, map_in_order
@@ -338,19 +338,12 @@ class NamespaceMatrix:
         position = xp.arange(n_c, dtype=xp.int64, device=device)[None, :]
         new = xp.concat([xp.ones((h, 1), dtype=xp.bool, device=device), sc[:, 1:] != sc[:, :-1]], axis=1)
         new = new | (position == n_keep[:, None])
-        block = xp.cumulative_sum(xp.astype(new, xp.int64), axis=1) - 1
-        starts = xp.argsort(xp.astype(~new, xp.int8), axis=1, stable=True)  # block starts first, in order
-        n_blocks = xp.count_nonzero(new, axis=1)[:, None]
-        start = xp.take_along_axis(starts, block, axis=1)
-        following = xp.minimum(block + 1, n_c - 1)
-        end = xp.where(block + 1 < n_blocks, xp.take_along_axis(starts, following, axis=1), n_c)
+        block, start, end = block_bounds(xp, new)
         return new, block, start, end, position
 
     def _cumulative(self, values):
         """Exclusive cumulative sums along rows, one column longer: column j sums entries before j."""
-        xp = self.xp
-        zero = xp.zeros((values.shape[0], 1), dtype=values.dtype, device=self.data.device)
-        return xp.concat([zero, xp.cumulative_sum(values, axis=1)], axis=1)
+        return exclusive_cumulative(self.xp, values, self.data.device)
 
     def _gains(self, grade):
         xp = self.xp

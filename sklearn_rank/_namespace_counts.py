@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from ._counts import block_counts
+from ._lists import _device
 from ._matrix_counts import COUNTED_SHARE, block_width
 from ._namespace_inputs import namespace_chunk
 from ._xp import NUMPY
@@ -95,20 +96,14 @@ class CountedItems:
         self.is_rel = xp.astype(relevant & self.valid, xp.float64)
         gains = self.grade if gain == "linear" else xp.expm1(self.grade * math.log(2.0))
         self.gains = xp.where(self.valid, gains, 0.0)
-        # tie blocks among the items: a new block where the candidates above change
+        # tie blocks among the items: a new block where the candidates above change; the columns past a row's
+        # items are a block of their own, after every other
         previous = xp.concat([xp.full((n_rows, 1), -1.0, dtype=xp.float64, device=self.device),
                               self.above[:, :k - 1]], axis=1)
-        self.new = self.valid & (self.above != previous)
-        block = xp.cumulative_sum(xp.astype(self.new, xp.int64), axis=1) - 1
-        self.block = xp.where(self.valid, block, k)  # past the items: a block of its own, after every other
-        starts = xp.argsort(xp.astype(~self.new, xp.int8), axis=1, stable=True)  # block starts first, in order
-        n_blocks = xp.count_nonzero(self.new, axis=1)[:, None]
-        safe = xp.minimum(self.block, k - 1)
-        self.start = xp.where(self.valid, xp.take_along_axis(starts, safe, axis=1), k)
-        following = xp.take_along_axis(starts, xp.minimum(safe + 1, k - 1), axis=1)
         n_items = xp.count_nonzero(self.valid, axis=1)[:, None]
-        self.end = xp.where(self.valid, xp.where(safe + 1 < n_blocks, following, n_items), k)
-        self.cum_rel = _cumulative(xp, self.is_rel, self.device)
+        self.block, self.start, self.end = block_bounds(xp, (self.above != previous) | (self.slot == n_items))
+        self.new = self.valid & (self.start == self.slot)  # each item block's first item
+        self.cum_rel = exclusive_cumulative(xp, self.is_rel, self.device)
         self.rel_before = xp.take_along_axis(self.cum_rel, self.start, axis=1)
         self.rel_in_block = xp.take_along_axis(self.cum_rel, self.end, axis=1) - self.rel_before
         self.n_relevant = self.cum_rel[:, k]
@@ -123,7 +118,7 @@ class CountedItems:
         xp, take = self.xp, (lambda m, i: self.xp.take_along_axis(m, i, axis=1))
         ones = xp.ones_like(self.above)
         if ties == "expected":
-            cum_gain = _cumulative(xp, self.gains, self.device)
+            cum_gain = exclusive_cumulative(xp, self.gains, self.device)
             record = self.new
             gain_in_block = take(cum_gain, self.end) - take(cum_gain, self.start)
             blocks = dict(s=self.above, size=xp.where(record, self.level, 1.0),
@@ -155,7 +150,7 @@ class CountedItems:
             is_rel, gains = take(self.is_rel, order), take(self.gains, order)
         else:  # ordinal: ties in column order, the items' own order
             place, is_rel, gains = self.above + self.tied_earlier, self.is_rel, self.gains
-        before = _cumulative(xp, is_rel, self.device)[:, :self.k]
+        before = exclusive_cumulative(xp, is_rel, self.device)[:, :self.k]
         blocks = dict(s=place, size=ones, n_rel=is_rel, gain=gains, before=before)
         return blocks, blocks
 
@@ -180,13 +175,20 @@ class CountedItems:
                     num_relevant=self.n_relevant[:, None], query=rows, present=(self.n_relevant > 0)[:, None])
 
 
-def _cumulative(xp, values, device):
+def exclusive_cumulative(xp, values, device):
     """Exclusive cumulative sums along rows, one column longer: column j sums the entries before j."""
     zero = xp.zeros((values.shape[0], 1), dtype=values.dtype, device=device)
     return xp.concat([zero, xp.cumulative_sum(values, axis=1)], axis=1)
 
 
-def _device(x):
-    from ._sklearn_compat import array_device
-
-    return array_device(x)
+def block_bounds(xp, new):
+    """Rows of entries in order, ``new`` marking the first entry of each block (column 0 always): each
+    entry's block number, and its block's first column and the column past its end."""
+    width = new.shape[1]
+    block = xp.cumulative_sum(xp.astype(new, xp.int64), axis=1) - 1
+    starts = xp.argsort(xp.astype(~new, xp.int8), axis=1, stable=True)  # block starts first, in order
+    n_blocks = xp.count_nonzero(new, axis=1)[:, None]
+    start = xp.take_along_axis(starts, block, axis=1)
+    following = xp.minimum(block + 1, width - 1)
+    end = xp.where(block + 1 < n_blocks, xp.take_along_axis(starts, following, axis=1), width)
+    return block, start, end
