@@ -180,13 +180,19 @@ def _block_counts(score, exclude, rows, columns, item_score, width, ordinal):
     values = np.empty((n_rows, n_blocks * width), dtype=dtype)
     values[:, :n_columns] = score
     values[:, n_columns:] = np.nan
-    if sp.issparse(exclude):
-        values[np.repeat(np.arange(n_rows), np.diff(exclude.indptr)), exclude.indices] = -np.inf
-    elif exclude is not None:
-        values[:, :n_columns][exclude] = -np.inf  # below every score: excluded candidates are never above
+    _exclude(values[:, :n_columns], exclude)
     rows = rows.astype(np.int64, copy=False)
     columns = columns.astype(np.int64, copy=False)
     return block_counts(NUMPY, values, n_columns, width, rows, columns, item_score, ordinal)
+
+
+def _exclude(values, exclude):
+    """The excluded cells of ``values`` (a chunk's own copy) set to -inf, below every score: they are never
+    above a gain item (``exclude``: a dense mask, a CSR array, or None)."""
+    if sp.issparse(exclude):
+        values[np.repeat(np.arange(values.shape[0]), np.diff(exclude.indptr)), exclude.indices] = -np.inf
+    elif exclude is not None:
+        values[exclude] = -np.inf
 
 
 def _keyed_counts(score, exclude, rows, columns, item_score):
@@ -194,10 +200,7 @@ def _keyed_counts(score, exclude, rows, columns, item_score):
     whole rows of float64 keys that hold the value and the column (float32 scores); or None on a NaN."""
     n_rows, n_columns = score.shape
     values = score + score.dtype.type(0)  # a copy, with -0.0 as 0.0 (the keys are bits: they must tie)
-    if sp.issparse(exclude):
-        values[np.repeat(np.arange(n_rows), np.diff(exclude.indptr)), exclude.indices] = -np.inf
-    elif exclude is not None:
-        values[exclude] = -np.inf
+    _exclude(values, exclude)
     if np.isnan(values).any():
         return None
     keys = _ordinal_keys(values)
