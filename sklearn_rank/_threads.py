@@ -43,10 +43,7 @@ def check_n_jobs(n_jobs):
 def map_in_order(function, items, n_jobs):
     """``[function(item) for item in items]``, on ``n_jobs`` threads, in the order of ``items``."""
     items = list(items)
-    if n_jobs <= 1 or len(items) <= 1:
-        return [function(item) for item in items]
-    with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-        return list(pool.map(function, items))
+    return list(imap_in_order(function, items, n_jobs if len(items) > 1 else 1))
 
 
 def imap_in_order(function, items, n_jobs):
