@@ -26,8 +26,7 @@ __all__ = ["evaluate_batches"]
 _PART_ROWS = 1 << 16
 
 # The options of ``evaluate`` that a split evaluation takes.
-_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy",
-            "convention")
+_OPTIONS = _engine.PLAN_OPTIONS
 # The options of ``evaluate`` that need every query in one process.
 _WHOLE_INPUT_OPTIONS = ("judged", "missing")
 
@@ -77,9 +76,11 @@ def evaluate_batches(batches, *, qid="qid", score="score", label="label", metric
         core); the numbers are the same for every value.
     **options : dict
         The options of :func:`evaluate`: ``ties``, ``relevance_level``,
-        ``gain``, ``no_relevant``, ``targets``, ``ap_denominator``,
-        ``nan_policy`` and ``convention``. ``judged`` and ``missing`` need
-        every query in one process and are refused.
+        ``gain``, ``no_relevant``, ``targets``, the definition options
+        (``ap_denominator``, ``precision_denominator``,
+        ``recall_denominator``, ``discount``, ``ideal_dcg``), ``nan_policy``
+        and ``convention``. ``judged`` and ``missing`` need every query in one
+        process and are refused.
 
     Returns
     -------

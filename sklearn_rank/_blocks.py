@@ -19,8 +19,7 @@ from .exceptions import InputError, InputTypeError, InputValueError
 __all__ = ["evaluate_blocks"]
 
 # The options of ``evaluate`` that hold for every block alike (``labels`` names the columns).
-_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy",
-            "convention", "labels")
+_OPTIONS = (*_engine.PLAN_OPTIONS, "labels")
 # The options of ``evaluate`` that evaluate_blocks does not take, and why.
 _REFUSED = {
     "exclude": "comes with each block, as its third item: (y_true, y_score, exclude)",
@@ -68,12 +67,13 @@ def evaluate_blocks(blocks, *, metrics=("mrr", "map", "ndcg@10"), n_jobs=None, *
         Threads that rank parts of each block's rows at once (None: 1, -1: every
         core); the numbers are the same for every value.
     **options : dict
-        The options of :func:`evaluate` that hold for every block:
-        ``ties``, ``relevance_level``, ``gain``, ``no_relevant``,
-        ``targets``, ``ap_denominator``, ``nan_policy``, ``convention``
-        and ``labels`` (the class label of each column, label-index
-        layout). ``exclude`` and ``sample_weight`` come with each block;
-        ``qid``, ``judged``, ``missing`` and ``unjudged`` are refused.
+        The options of :func:`evaluate` that hold for every block: ``ties``,
+        ``relevance_level``, ``gain``, ``no_relevant``, ``targets``, the
+        definition options (``ap_denominator``, ``precision_denominator``,
+        ``recall_denominator``, ``discount``, ``ideal_dcg``), ``nan_policy``,
+        ``convention`` and ``labels`` (the class label of each column,
+        label-index layout). ``exclude`` and ``sample_weight`` come with each
+        block; ``qid``, ``judged``, ``missing`` and ``unjudged`` are refused.
 
     Returns
     -------

@@ -14,9 +14,11 @@ import warnings
 
 import numpy as np
 
-from ._inputs import (AP_DENOMINATORS, GAINS, MISSING, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, GroupedData,
+from ._inputs import (AP_DENOMINATORS, DISCOUNTS, GAINS, IDEAL_DCGS, MISSING, NAN_POLICIES, NO_RELEVANT,
+                      PRECISION_DENOMINATORS, RECALL_DENOMINATORS, TARGETS, TIE_POLICIES, GroupedData,
                       RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level, prepare,
                       weights_per_row)
+from ._lists import Definitions
 from ._label_index import LabelIndexStructure
 from ._matrix import MatrixStructure
 from ._namespace import array_namespace, evaluate_in_namespace, evaluate_ranks_in_namespace, namespace_structure
@@ -31,13 +33,25 @@ from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 
 
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
-                     ap_denominator="relevant", nan_policy="raise")
+                     ap_denominator="relevant", nan_policy="raise", precision_denominator="k",
+                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant")
+
+# The options that choose between a metric's published definitions (``_lists.Definitions``), with their
+# values: every entry point takes them as keywords and hands them to :func:`plan`.
+DEFINITION_OPTIONS = dict(ap_denominator=AP_DENOMINATORS, precision_denominator=PRECISION_DENOMINATORS,
+                          recall_denominator=RECALL_DENOMINATORS, discount=DISCOUNTS, ideal_dcg=IDEAL_DCGS)
+# The options of :func:`plan` that hold for every part of an evaluation alike: what the split back ends
+# (``evaluate_batches``, ``evaluate_blocks``, Dask, Spark) forward.
+PLAN_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "nan_policy", "convention",
+                *DEFINITION_OPTIONS)
 
 
 def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=None, labels=None,
              relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None):
+             nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None,
+             precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
+             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -47,7 +61,8 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     evaluation = plan(metrics=metrics, ties=ties, relevance_level=relevance_level, gain=gain,
                       no_relevant=no_relevant, targets=targets, missing=missing, ap_denominator=ap_denominator,
                       nan_policy=nan_policy, convention=convention, report_params=report_params,
-                      judged=judged is not None)
+                      judged=judged is not None, precision_denominator=precision_denominator,
+                      recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg)
     n_jobs = check_n_jobs(n_jobs)
     xp = array_namespace(y_score)
     if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
@@ -73,12 +88,16 @@ class Plan:
     gain: str
     no_relevant: str
     targets: str
-    ap_denominator: str
+    definitions: Definitions
     nan_policy: str
     relevance_level: float | None
     missing: str
     no_relevant_for: dict
     params: dict
+
+    @property
+    def ap_denominator(self):
+        return self.definitions.ap_denominator
 
     def part(self, y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
              unjudged=None, n_jobs=1):
@@ -88,7 +107,7 @@ class Plan:
         data = _validated(y_true, y_score, qid, exclude, labels, sample_weight, judged, self.gain, unjudged,
                           self.nan_policy)
         options = dict(ties=self.ties, no_relevant=self.no_relevant, targets=self.targets,
-                       ap_denominator=self.ap_denominator, no_relevant_for=self.no_relevant_for,
+                       definitions=self.definitions, no_relevant_for=self.no_relevant_for,
                        relevance_level=self.relevance_level)
         if isinstance(data, RelevanceMatrix):  # a chunk of rows at a time, then their values joined
             structure = MatrixStructure(data, self.relevance_level, self.gain, stable, self.ties, self.targets,
@@ -111,21 +130,26 @@ class Plan:
 
 def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"],
          targets=_D["targets"], missing="skip", ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
-         convention=None, report_params=None, judged=False):
+         convention=None, report_params=None, judged=False, precision_denominator=_D["precision_denominator"],
+         recall_denominator=_D["recall_denominator"], discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):
     """The :class:`Plan` of ``metrics`` under these options (checked here, before any data is read)."""
+    written = dict(ap_denominator=ap_denominator, precision_denominator=precision_denominator,
+                   recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg)
     options, aliases = resolve_convention(convention, dict(
-        ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, ap_denominator=ap_denominator,
-        nan_policy=nan_policy))
-    ties, gain, no_relevant, targets, ap_denominator, nan_policy = (options[name] for name in (
-        "ties", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy"))
+        ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, nan_policy=nan_policy, **written))
+    ties, gain, no_relevant, targets, nan_policy = (options[name] for name in (
+        "ties", "gain", "no_relevant", "targets", "nan_policy"))
     level = check_options(ties, no_relevant, gain, targets, relevance_level)
     check_option(missing, "missing", MISSING)
-    check_option(ap_denominator, "ap_denominator", AP_DENOMINATORS)
+    for name, allowed in DEFINITION_OPTIONS.items():
+        check_option(options[name], name, allowed)
+    definitions = Definitions(**{name: options[name] for name in DEFINITION_OPTIONS})
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     resolved = resolve_metrics(metrics, targets, aliases)
     params = dict(ties=ties, targets=targets, gain=gain, relevance_level=level, no_relevant=no_relevant)
-    if ap_denominator != "relevant":
-        params["ap_denominator"] = ap_denominator
+    for name in DEFINITION_OPTIONS:  # reported when they differ from the default
+        if options[name] != _D[name]:
+            params[name] = options[name]
     if convention is not None:
         params["convention"] = normalise_convention(convention)
     if nan_policy != "raise":
@@ -134,7 +158,7 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
         params["missing"] = missing
     if report_params:
         params.update(report_params)
-    return Plan(resolved, ties, gain, no_relevant, targets, ap_denominator, nan_policy, level, missing,
+    return Plan(resolved, ties, gain, no_relevant, targets, definitions, nan_policy, level, missing,
                 options["no_relevant_for"], params)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import math
 import numbers
 
 import numpy as np
@@ -14,11 +15,25 @@ from .exceptions import InputTypeError, InputValueError
 
 TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
 NO_RELEVANT = ("skip", "zero", "one", "error")
-AP_DENOMINATORS = ("relevant", "capped", "retrieved")
+AP_DENOMINATORS = ("relevant", "capped", "retrieved", "list")
+PRECISION_DENOMINATORS = ("k", "list", "capped")
+RECALL_DENOMINATORS = ("relevant", "capped")
+DISCOUNTS = ("log2", "log2_max2", "reciprocal")
+IDEAL_DCGS = ("relevant", "k")
 MISSING = ("skip", "zero")
-GAINS = ("linear", "exponential")
+GAINS = ("linear", "exponential", "binary")
 TARGETS = ("first", "all")
 NAN_POLICIES = ("raise", "omit")
+
+
+def gain_of(xp, grade, gain):
+    """The (n)DCG gain of each ``grade`` under the ``gain`` option, in namespace ``xp``: the grade itself
+    (``"linear"``), ``2**grade - 1`` (``"exponential"``) or 1 for every positive grade (``"binary"``)."""
+    if gain == "linear":
+        return grade
+    if gain == "binary":
+        return xp.where(grade > 0, xp.ones_like(grade), xp.zeros_like(grade))
+    return xp.expm1(grade * math.log(2.0))
 
 
 @dataclass

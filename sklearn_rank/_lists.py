@@ -20,6 +20,8 @@ another namespace, one relevant item of grade 1 per query, is ERR's one-item cas
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_reciprocal, harmonic,
@@ -33,25 +35,58 @@ from .exceptions import InputValueError
 _DISCOUNT_CACHE = {}
 
 
-def _cumulative_discount(n, xp=NUMPY, device=None):
-    """D(p) = sum_{j<=p} 1 / log2(1 + j) for p = 0..n (at least), as a table indexed by p.
+@dataclass(frozen=True)
+class Definitions:
+    """The options that choose between a metric's published definitions (docs/conventions.rst).
 
-    NumPy keeps one table, grown as needed; its prefix is the same whatever its length (a running sum).
+    ``ap_denominator``: ``"relevant"`` (every relevant item), ``"capped"`` (min(k, relevant)),
+    ``"retrieved"`` (the relevant items in the top k) or ``"list"`` (min(relevant, k, candidates)).
+    ``precision_denominator``: ``"k"``, ``"list"`` (min(k, candidates)) or ``"capped"`` (min(k, relevant)).
+    ``recall_denominator``: ``"relevant"`` or ``"capped"`` (min(relevant, k)). ``discount`` of (n)DCG at
+    rank i: ``"log2"`` 1/log2(i + 1), ``"log2_max2"`` 1/log2(max(i, 2)), ``"reciprocal"`` 1/i.
+    ``ideal_dcg``: ``"relevant"`` (the query's gains in decreasing order) or ``"k"`` (k items of gain 1).
+    """
+
+    ap_denominator: str = "relevant"
+    precision_denominator: str = "k"
+    recall_denominator: str = "relevant"
+    discount: str = "log2"
+    ideal_dcg: str = "relevant"
+
+
+DEFAULT_DEFINITIONS = Definitions()
+
+
+def discount_at(xp, position, kind="log2"):
+    """The (n)DCG discount of the 0-based ``position`` (rank ``position + 1``) under ``kind``."""
+    if kind == "reciprocal":
+        return 1.0 / (position + 1.0)
+    if kind == "log2_max2":
+        return 1.0 / xp.log2(xp.maximum(position + 1.0, 2.0))
+    return 1.0 / xp.log2(position + 2.0)
+
+
+def _cumulative_discount(n, xp=NUMPY, device=None, kind="log2"):
+    """D(p) = the sum of the discounts of ranks 1..p, for p = 0..n (at least), as a table indexed by p.
+
+    NumPy keeps one table per kind, grown as needed; its prefix is the same whatever its length (a
+    running sum).
     """
     n = int(n)
     if is_numpy(xp):
-        table = _DISCOUNT_CACHE.get("table")
+        table = _DISCOUNT_CACHE.get(kind)
         if table is None or table.size <= n:
-            table = _discount_table(xp, max(n, 1023), None)
-            _DISCOUNT_CACHE["table"] = table
+            table = _discount_table(xp, max(n, 1023), None, kind)
+            _DISCOUNT_CACHE[kind] = table
         return table
-    return _discount_table(xp, n, device)
+    return _discount_table(xp, n, device, kind)
 
 
-def _discount_table(xp, n, device):
-    positions = xp.arange(2, n + 2, dtype=xp.float64, **({} if device is None else {"device": device}))
-    zero = xp.zeros(1, dtype=xp.float64, **({} if device is None else {"device": device}))
-    return xp.concat([zero, xp.cumulative_sum(1.0 / xp.log2(positions))])
+def _discount_table(xp, n, device, kind):
+    where = {} if device is None else {"device": device}
+    positions = xp.arange(0, n + 1, dtype=xp.float64, **where)
+    zero = xp.zeros(1, dtype=xp.float64, **where)
+    return xp.concat([zero, xp.cumulative_sum(discount_at(xp, positions, kind))])
 
 
 def _lookup(xp, table, index):
@@ -59,7 +94,7 @@ def _lookup(xp, table, index):
     return xp.reshape(xp.take(table, xp.reshape(index, (-1,))), index.shape)
 
 
-def ideal_dcg(query, gain, n_queries, k=None):
+def ideal_dcg(query, gain, n_queries, k=None, discount="log2"):
     """DCG of each query's gains in decreasing order (its ideal list), cut at ``k`` (NumPy layout).
 
     ``query`` and ``gain`` list the positive gains of every query in any order. The equal gains of a
@@ -87,10 +122,10 @@ def ideal_dcg(query, gain, n_queries, k=None):
     start = before - before[exclusive_first(run_query)]
     end = start + run_count
     cut = np.inf if k is None else float(k)
-    table = _cumulative_discount(min(int(end.max()), cut))
+    table = _cumulative_discount(min(int(end.max()), cut), kind=discount)
     spread = table[np.minimum(end, cut).astype(np.int64)] - table[np.minimum(start, cut).astype(np.int64)]
     single = run_count == 1
-    spread[single] = np.where(start[single] < cut, 1.0 / np.log2(start[single] + 2.0), 0.0)
+    spread[single] = np.where(start[single] < cut, discount_at(np, start[single], discount), 0.0)
     # bincount adds each query's runs in their order, from zero
     return np.bincount(run_query, weights=run_gain * spread, minlength=n_queries)
 
@@ -157,8 +192,13 @@ class SegmentBlocks:
         out[has] = fn(self.start[idx], self.size[idx], self.n_rel[idx])
         return out
 
-    def ideal_dcg(self, stats, k):
-        return ideal_dcg(stats.ideal_query, stats.ideal_gain, self.n_queries, k)
+    def ideal_dcg(self, stats, k, discount="log2"):
+        return ideal_dcg(stats.ideal_query, stats.ideal_gain, self.n_queries, k, discount)
+
+    @staticmethod
+    def max_gain(stats):
+        """The largest gain of any query (0 without one)."""
+        return float(stats.ideal_gain.max(initial=0.0))
 
 
 class RowBlocks:
@@ -192,14 +232,19 @@ class RowBlocks:
         at = (lambda values: xp.take_along_axis(values, idx, axis=1)[:, 0])
         return xp.where(has, fn(at(self.start), at(self.size), xp.where(has, at(self.n_rel), 1.0)), 0.0)
 
-    def ideal_dcg(self, stats, k):
+    def ideal_dcg(self, stats, k, discount="log2"):
         # stats.ideal: each row's positive gains in decreasing order
         xp, ideal = self.xp, stats.ideal
         position = xp.arange(ideal.shape[1], dtype=xp.float64, device=_device(ideal))[None, :]
-        discount = 1.0 / xp.log2(position + 2.0)
+        weight = discount_at(xp, position, discount)
         if k is not None:
-            discount = xp.where(position < k, discount, 0.0)
-        return xp.sum(ideal * discount, axis=1)
+            weight = xp.where(position < k, weight, 0.0)
+        return xp.sum(ideal * weight, axis=1)
+
+    def max_gain(self, stats):
+        """The largest gain of any query (0 without one)."""
+        ideal = stats.ideal
+        return float(self.xp.max(ideal)) if ideal.shape[0] * ideal.shape[1] else 0.0
 
 
 class RowStats:
@@ -230,37 +275,38 @@ class ListKernels:
     :meth:`numpy` and :meth:`rows` build it from the engine's structures.
     """
 
-    def __init__(self, binary, gain_blocks, stats, ap_denominator="relevant", structure=None, ties=None):
+    def __init__(self, binary, gain_blocks, stats, definitions=DEFAULT_DEFINITIONS, structure=None, ties=None):
         self.xp = binary.xp
         self.binary, self.gain_blocks, self.stats = binary, gain_blocks, stats
         self.n_queries = binary.n_queries
-        self.ap_denominator = ap_denominator
+        self.definitions = definitions
         self.structure, self.ties = structure, ties
 
     @classmethod
-    def numpy(cls, binary, gain_blocks, stats, n_queries, ap_denominator="relevant", structure=None, ties=None):
+    def numpy(cls, binary, gain_blocks, stats, n_queries, definitions=DEFAULT_DEFINITIONS, structure=None,
+              ties=None):
         """From NumPy ``_ranks.Blocks`` of every query and its ``QueryStats``."""
         binary_segments = SegmentBlocks(binary, n_queries)
         gain_segments = binary_segments if gain_blocks is binary else SegmentBlocks(gain_blocks, n_queries)
-        return cls(binary_segments, gain_segments, stats, ap_denominator, structure, ties)
+        return cls(binary_segments, gain_segments, stats, definitions, structure, ties)
 
     @classmethod
-    def rows(cls, xp, binary, gain_blocks, stats, ap_denominator="relevant"):
+    def rows(cls, xp, binary, gain_blocks, stats, definitions=DEFAULT_DEFINITIONS):
         """From matrices of another namespace (see :class:`RowBlocks`); ``stats`` maps ``n_candidates``,
         ``n_relevant`` and ``ideal`` (each row's positive gains in decreasing order) to per-row arrays."""
         binary_rows = RowBlocks(xp, binary)
         gain_rows = binary_rows if gain_blocks is binary else RowBlocks(xp, gain_blocks)
         return cls(binary_rows, gain_rows, RowStats(xp, stats["n_candidates"], stats["n_relevant"], stats["ideal"]),
-                   ap_denominator)
+                   definitions)
 
     @classmethod
-    def label_index(cls, xp, s, size, num_candidates, ap_denominator="relevant"):
+    def label_index(cls, xp, s, size, num_candidates, definitions=DEFAULT_DEFINITIONS):
         """The label index in a namespace: one relevant candidate of gain 1 per query, after ``s`` others in
         a tie block of ``size``, among ``num_candidates``: one block per query, one column."""
         ones = xp.ones_like(s)[:, None]
         blocks = dict(s=s[:, None], size=size[:, None], n_rel=ones, gain=ones, before=xp.zeros_like(ones))
         return cls.rows(xp, blocks, blocks, dict(n_candidates=num_candidates, n_relevant=ones[:, 0], ideal=ones),
-                        ap_denominator)
+                        definitions)
 
     # -- shared steps -------------------------------------------------------------------------
     def _k(self, k):
@@ -292,10 +338,19 @@ class ListKernels:
         return self.binary.at_first_relevant(lambda s, m, r: expect_hits(s, m, r, k, xp=self.xp))
 
     def precision(self, k):
-        return self.hits_count(self._k(k)) / k
+        xp, st, kind = self.xp, self.stats, self.definitions.precision_denominator
+        hits = self.hits_count(self._k(k))
+        if kind == "list":  # CatBoost, LensKit, torchmetrics' adaptive_k: the list's length when shorter than k
+            return self._divide(hits, xp.minimum(xp.astype(st.n_candidates, xp.float64), float(k)))
+        if kind == "capped":  # RecTools' r_precision: min(k, relevant)
+            return self._divide(hits, xp.minimum(xp.astype(st.n_relevant, xp.float64), float(k)))
+        return hits / k
 
     def recall(self, k):
-        return self._divide(self.hits_count(self._k(k)), self.stats.n_relevant)
+        n_relevant = self.stats.n_relevant
+        if self.definitions.recall_denominator == "capped":  # LensKit: min(relevant, k)
+            n_relevant = self.xp.minimum(self.xp.astype(n_relevant, self.xp.float64), float(k))
+        return self._divide(self.hits_count(self._k(k)), n_relevant)
 
     def f1(self, k):
         return 2 * self.hits_count(self._k(k)) / (k + self.stats.n_relevant)
@@ -309,9 +364,13 @@ class ListKernels:
 
     def average_precision(self, k):
         xp, n_relevant = self.xp, self.stats.n_relevant
-        if self.ap_denominator == "capped":  # Spark's and LightGBM's MAP@k: min(k, relevant)
+        kind = self.definitions.ap_denominator
+        if kind == "capped":  # Spark's and LightGBM's MAP@k: min(k, relevant)
             denominator = n_relevant if k is None else xp.minimum(n_relevant, float(k))
-        elif self.ap_denominator == "retrieved":  # torchmetrics: the relevant items in the top k
+        elif kind == "list":  # LensKit and CatBoost: min(relevant, the length of the list cut at k)
+            shown = xp.astype(self.stats.n_candidates, xp.float64)
+            denominator = xp.minimum(n_relevant, shown if k is None else xp.minimum(shown, float(k)))
+        elif kind == "retrieved":  # torchmetrics: the relevant items in the top k
             denominator = self._exact_hits_count(k)
         else:
             denominator = n_relevant
@@ -351,20 +410,35 @@ class ListKernels:
         return self._dcg(self._k(k))
 
     def ndcg(self, k):
-        return self._divide(self._dcg(self._k(k)), self.binary.ideal_dcg(self.stats, k))
+        return self._divide(self._dcg(self._k(k)), self._ideal_dcg(k))
+
+    def _ideal_dcg(self, k):
+        xp, discount = self.xp, self.definitions.discount
+        if self.definitions.ideal_dcg == "relevant":
+            return self.binary.ideal_dcg(self.stats, k, discount)
+        # "k" (RecTools): k items of gain 1, whatever the query's relevant items
+        if k is None:
+            raise InputValueError("ideal_dcg='k' divides by the DCG of k relevant items and needs a cut-off "
+                                  "(ndcg@k). Got ndcg without a cut-off instead.")
+        top = self.binary.max_gain(self.stats)
+        if top > 1.0:
+            raise InputValueError("ideal_dcg='k' assumes binary gains (k items of gain 1 are the best list). Got a "
+                                  f"gain of {top:g} instead: use gain='binary' or ideal_dcg='relevant'.")
+        table = _cumulative_discount(k, xp, None if is_numpy(xp) else _device(self.stats.n_relevant), discount)
+        return xp.full_like(self.stats.n_relevant, float(table[k]), dtype=xp.float64)
 
     def _dcg(self, k_of_query):
         # a tie block of m places from s spreads its gain evenly: gain / m (D(s + t) - D(s)), D the
-        # cumulative discount, t its places in the top k; one place: gain / log2(s + 2)
-        xp, g = self.xp, self.gain_blocks
+        # cumulative discount, t its places in the top k; one place: gain times the discount of rank s + 1
+        xp, g, discount = self.xp, self.gain_blocks, self.definitions.discount
         t = self._in_top(g, k_of_query)
-        point = xp.where(t > 0, g.gain / xp.log2(g.start + 2), 0.0)
+        point = xp.where(t > 0, g.gain * discount_at(xp, g.start, discount), 0.0)
         multi = (g.size > 1) & (g.gain > 0)
         if not bool(xp.any(multi)):
             return g.total(point)
         as_int = (lambda v: xp.astype(v, xp.int64))
         top = int(xp.max(xp.where(multi, as_int(g.start) + as_int(t), 0)))
-        table = _cumulative_discount(top, xp, None if is_numpy(xp) else _device(t))
+        table = _cumulative_discount(top, xp, None if is_numpy(xp) else _device(t), discount)
 
         def spread(gain, size, s, tm):
             s = as_int(s)

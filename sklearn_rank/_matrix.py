@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._inputs import ALL_EXCLUDED
+from ._inputs import ALL_EXCLUDED, gain_of
 from ._lists import ListKernels
 from ._matrix_counts import COUNTED_CHUNK, counted_structure
 from ._namespace_counts import block_bounds, counted_items, counting_chunk, exclusive_cumulative
@@ -346,8 +346,7 @@ class NamespaceMatrix:
         return exclusive_cumulative(self.xp, values, self.data.device)
 
     def _gains(self, grade):
-        xp = self.xp
-        return grade if self.gain == "linear" else xp.expm1(grade * math.log(2.0))
+        return gain_of(self.xp, grade, self.gain)
 
     def report(self, evaluation):
         """The RankingReport of ``evaluation``'s metrics (``_engine._evaluate_in_namespace``)."""
@@ -405,7 +404,7 @@ class NamespaceMatrix:
         xp, ties = self.xp, evaluation.ties
         if counted is not None:  # few gain items: ranked by counting
             binary, gain_blocks = counted.blocks(ties)
-            kernels = ListKernels.rows(xp, binary, gain_blocks, counted.stats(), evaluation.ap_denominator)
+            kernels = ListKernels.rows(xp, binary, gain_blocks, counted.stats(), evaluation.definitions)
             return kernels, counted.n_relevant, counted.n_keep
         as_float = (lambda x: xp.astype(x, xp.float64))
         order, n_keep = self._sorted(score, drop)
@@ -431,7 +430,7 @@ class NamespaceMatrix:
             blocks = dict(s=pos, size=xp.where(record, as_float(end - start), 1.0),
                           n_rel=xp.where(record, rel_in_block, 0.0),
                           gain=xp.where(record, take(cum_gain, end) - take(cum_gain, start), 0.0), before=rel_before)
-            return ListKernels.rows(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+            return ListKernels.rows(xp, blocks, blocks, stats, evaluation.definitions), n_rel, n_keep
         if ties == "realistic":
             size = as_float(end - start)
             rel_rank = cum_rel[:, 1:] - rel_before  # 1-based place of a relevant candidate among its block's
@@ -446,7 +445,7 @@ class NamespaceMatrix:
             gain_rank = pos - g_start + 1
             gain_blocks = dict(s=g_start + (g_size - take(n_gain, grouped)) / 2 + gain_rank - 1, size=ones,
                                n_rel=take(as_float(is_rel), grouped), gain=g_gain, before=xp.zeros_like(gains))
-            return ListKernels.rows(xp, binary, gain_blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+            return ListKernels.rows(xp, binary, gain_blocks, stats, evaluation.definitions), n_rel, n_keep
         if ties in ("optimistic", "pessimistic"):
             # relevant (higher graded) candidates first, or last, among the tied ones
             order, _ = self._sorted(score, drop, tie_key=-rel if ties == "optimistic" else rel)
@@ -457,7 +456,7 @@ class NamespaceMatrix:
             gains = xp.where(positive, gains, 0.0)
             cum_rel = self._cumulative(as_float(is_rel))
         blocks = dict(s=pos, size=ones, n_rel=as_float(is_rel), gain=gains, before=cum_rel[:, :-1])
-        return ListKernels.rows(xp, blocks, blocks, stats, evaluation.ap_denominator), n_rel, n_keep
+        return ListKernels.rows(xp, blocks, blocks, stats, evaluation.definitions), n_rel, n_keep
 
     def ranks(self, targets):
         xp = self.xp

@@ -69,7 +69,7 @@ def evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, labe
     n_cand = xp.astype(structure.n_candidates, xp.float64)
     # the rank a point policy gives, the mid rank of the tie block under "expected" (RankDistribution)
     mid = s + 1.0 if ties != "expected" else s + (m + 1.0) / 2
-    lists = ListKernels.label_index(xp, s, m, n_cand, evaluation.ap_denominator)
+    lists = ListKernels.label_index(xp, s, m, n_cand, evaluation.definitions)
     ones = xp.ones_like(s)
     # per query: a row per query holding its one target; pooled: one row of every target
     per_target = NamespaceRankStats(xp, *(v[:, None] for v in (s, m, ones, mid, ones, n_cand, ones)))

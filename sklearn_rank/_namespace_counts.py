@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from ._counts import block_counts
+from ._inputs import gain_of
 from ._lists import _device
 from ._matrix_counts import COUNTED_SHARE, block_width
 from ._namespace_inputs import namespace_chunk
@@ -94,7 +95,7 @@ class CountedItems:
         self.slot = xp.arange(k, dtype=xp.int64, device=self.device)[None, :]
         relevant = self.grade >= relevance_level if relevance_level is not None else self.grade > 0
         self.is_rel = xp.astype(relevant & self.valid, xp.float64)
-        gains = self.grade if gain == "linear" else xp.expm1(self.grade * math.log(2.0))
+        gains = gain_of(xp, self.grade, gain)
         self.gains = xp.where(self.valid, gains, 0.0)
         # tie blocks among the items: a new block where the candidates above change; the columns past a row's
         # items are a block of their own, after every other

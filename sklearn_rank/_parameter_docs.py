@@ -44,19 +44,43 @@ labels : array-like of shape (n_candidates,), default=None
 relevance_level : float, default=None
     An item is relevant when ``y_true >= relevance_level`` (default: ``y_true > 0``).""",
     "gain": """
-gain : {"linear", "exponential"}, default="linear"
-    (n)DCG gain: ``rel`` or ``2**rel - 1``.""",
+gain : {"linear", "exponential", "binary"}, default="linear"
+    (n)DCG gain: ``rel``, ``2**rel - 1``, or 1 for every positive grade
+    (``"binary"``: grades ignored, as LensKit and RecTools).""",
     "no_relevant": """
 no_relevant : {"skip", "zero", "one", "error"}, default="skip"
     What to do with queries without a relevant item: leave them out of the
     mean (counted in ``report.n_skipped``), score them 0 (scikit-learn,
     trec_eval, ranx) or 1 (LightGBM's and XGBoost's nDCG), or raise.""",
     "ap_denominator": """
-ap_denominator : {"relevant", "capped", "retrieved"}, default="relevant"
+ap_denominator : {"relevant", "capped", "retrieved", "list"}, default="relevant"
     What average precision divides by: ``"relevant"``, every relevant item of
     the query (trec_eval, ranx); ``"capped"``, ``min(k, relevant)`` with a
     cut-off (Spark's ``MAP@k``, LightGBM, XGBoost); ``"retrieved"``, the relevant
-    items in the top ``k`` (torchmetrics).""",
+    items in the top ``k`` (torchmetrics); ``"list"``, ``min(relevant, k,
+    candidates)`` (LensKit, CatBoost).""",
+    "precision_denominator": """
+precision_denominator : {"k", "list", "capped"}, default="k"
+    What precision at ``k`` divides by: ``"k"`` (trec_eval, ranx,
+    scikit-learn); ``"list"``, ``min(k, candidates)``, so a list shorter than
+    ``k`` can reach 1 (CatBoost, LensKit, torchmetrics' ``adaptive_k``);
+    ``"capped"``, ``min(k, relevant)`` (RecTools' ``r_precision``).""",
+    "recall_denominator": """
+recall_denominator : {"relevant", "capped"}, default="relevant"
+    What recall at ``k`` divides by: every relevant item of the query, or
+    ``"capped"``, ``min(relevant, k)``, so that 1 is reachable (LensKit).""",
+    "discount": """
+discount : {"log2", "log2_max2", "reciprocal"}, default="log2"
+    The (n)DCG weight of rank ``i``: ``1 / log2(i + 1)``; ``"log2_max2"``,
+    ``1 / log2(max(i, 2))`` (ranks 1 and 2 both weigh 1: LensKit);
+    ``"reciprocal"``, ``1 / i`` (CatBoost's ``denominator=Position``). The
+    ideal DCG uses the same discount.""",
+    "ideal_dcg": """
+ideal_dcg : {"relevant", "k"}, default="relevant"
+    What nDCG divides by: the DCG of the query's own gains in decreasing
+    order, cut at ``k``; or ``"k"``, the DCG of ``k`` items of gain 1
+    whatever the number of relevant items (RecTools' default), which needs
+    a cut-off and binary gains.""",
     "convention": """
 convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
 "xgboost", "torchmetrics", "spark"}, default=None

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ._lists import ListKernels
+from ._lists import DEFAULT_DEFINITIONS, ListKernels
 from ._rank_stats import RankDistribution, RankStats
 from ._report import RankingReport, weighted_mean
 from .exceptions import InputValueError, UndefinedMetricWarning
@@ -42,7 +42,7 @@ class PartialReport:
         return len(self.qid)
 
 
-def partial_report(structure, data, resolved, *, ties, no_relevant, targets, ap_denominator="relevant",
+def partial_report(structure, data, resolved, *, ties, no_relevant, targets, definitions=DEFAULT_DEFINITIONS,
                    no_relevant_for=None, relevance_level=None):
     """The per-query values of the queries of one structure (one process, one partition or one batch)."""
     n_q = data.n_queries
@@ -56,7 +56,7 @@ def partial_report(structure, data, resolved, *, ties, no_relevant, targets, ap_
         if family == "list":
             if kernels is None:
                 binary, gain_blocks = structure.blocks(ties)
-                kernels = ListKernels.numpy(binary, gain_blocks, stats, n_q, ap_denominator, structure=structure,
+                kernels = ListKernels.numpy(binary, gain_blocks, stats, n_q, definitions, structure=structure,
                                             ties=ties)
             per_query = kernels.compute(spec.base, spec.k, spec.param)
             # a preset's score for a query without a relevant item may differ by metric (LightGBM, XGBoost)

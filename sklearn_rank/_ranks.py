@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._inputs import GroupedData
+from ._inputs import GroupedData, gain_of
 from ._segments import exclusive_segment_sum, is_nondecreasing, segment_starts
 
 @dataclass
@@ -114,7 +114,7 @@ class Ranks:
 
 def relevance_masks(rel, relevance_level, gain):
     is_rel = rel >= relevance_level if relevance_level is not None else rel > 0
-    gains = rel if gain == "linear" else np.expm1(rel * np.log(2.0))
+    gains = gain_of(np, rel, gain)
     return is_rel, gains
 
 

@@ -23,7 +23,7 @@ from .exceptions import InputTypeError, InputValueError
 __all__ = ["evaluate"]
 
 # Options of the engine's plan that every back end forwards.
-_OPTIONS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "nan_policy", "convention")
+_OPTIONS = _engine.PLAN_OPTIONS
 # A column added (only under ties="ordinal") to keep the input order of the rows through the shuffle.
 _ROW = "__sklearn_rank_row__"
 _SPLIT = "Every query must lie in one part"
@@ -93,9 +93,11 @@ def evaluate(ddf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         raises a ``ValueError``. ``False``: always shuffle.
     **options : dict
         The options of :func:`sklearn_rank.evaluate`: ``ties``, ``gain``,
-        ``relevance_level``, ``no_relevant``, ``targets``,
-        ``ap_denominator``, ``nan_policy`` and ``convention``. ``judged``
-        and ``missing`` (judged queries without rows) are not supported.
+        ``relevance_level``, ``no_relevant``, ``targets``, the definition
+        options (``ap_denominator``, ``precision_denominator``,
+        ``recall_denominator``, ``discount``, ``ideal_dcg``), ``nan_policy``
+        and ``convention``. ``judged`` and ``missing`` (judged queries without
+        rows) are not supported.
 
     Returns
     -------

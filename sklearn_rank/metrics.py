@@ -17,7 +17,8 @@ from .exceptions import InputValueError
 
 # Option defaults a ``convention=`` preset may replace (an explicitly written value wins).
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
-                     ap_denominator="relevant", nan_policy="raise")
+                     ap_denominator="relevant", nan_policy="raise", precision_denominator="k",
+                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant")
 
 __all__ = [
     "evaluate", "evaluate_ranks", "compute_ranks", "positive_vs_negatives",
@@ -30,7 +31,9 @@ __all__ = [
 def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties=_D["ties"], exclude=None,
              labels=None, relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
              targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
-             nan_policy=_D["nan_policy"], convention=None, unjudged=None, n_jobs=None):
+             nan_policy=_D["nan_policy"], convention=None, unjudged=None, n_jobs=None,
+             precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
+             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):
     """Compute several ranking metrics from one rank computation.
 
     Read more in the :ref:`User Guide <metrics>`.
@@ -76,7 +79,8 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
                             relevance_level=relevance_level, gain=gain, no_relevant=no_relevant,
                             sample_weight=sample_weight, targets=targets, judged=judged, missing=missing,
                             ap_denominator=ap_denominator, nan_policy=nan_policy, convention=convention,
-                            unjudged=unjudged, n_jobs=n_jobs)
+                            unjudged=unjudged, n_jobs=n_jobs, precision_denominator=precision_denominator,
+                            recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg)
 
 
 @_document_parameters
@@ -293,7 +297,8 @@ def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"]
 @_document_parameters
 def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
                no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-               nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
+               nan_policy=_D["nan_policy"], convention=None, n_jobs=None, discount=_D["discount"],
+               ideal_dcg=_D["ideal_dcg"]):
     """Normalized discounted cumulative gain (scikit-learn's value on scikit-learn's input).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -320,13 +325,14 @@ def ndcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=No
     """
     return _single("ndcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
+        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention, n_jobs=n_jobs,
+        discount=discount, ideal_dcg=ideal_dcg))
 
 
 @_document_parameters
 def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None, gain=_D["gain"],
               no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-              nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
+              nan_policy=_D["nan_policy"], convention=None, n_jobs=None, discount=_D["discount"]):
     """Discounted cumulative gain with the ``log2(1 + position)`` discount.
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -352,7 +358,8 @@ def dcg_score(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=Non
     """
     return _single("dcg", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, gain=gain, no_relevant=no_relevant,
-        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
+        sample_weight=sample_weight, judged=judged, nan_policy=nan_policy, convention=convention, n_jobs=n_jobs,
+        discount=discount))
 
 
 @_document_parameters
@@ -389,7 +396,8 @@ def hits_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, la
 @_document_parameters
 def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
                    relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                   nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
+                   nan_policy=_D["nan_policy"], convention=None, n_jobs=None,
+                   precision_denominator=_D["precision_denominator"]):
     """Precision at ``k``: relevant items in the top ``k``, divided by ``k`` (even for shorter lists).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -413,13 +421,14 @@ def precision_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=Non
     return _single("p", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
-        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs, precision_denominator=precision_denominator))
 
 
 @_document_parameters
 def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, labels=None,
                 relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
-                   nan_policy=_D["nan_policy"], convention=None, n_jobs=None):
+                nan_policy=_D["nan_policy"], convention=None, n_jobs=None,
+                recall_denominator=_D["recall_denominator"]):
     """Recall at ``k``: relevant items in the top ``k`` divided by the number of relevant items.
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -443,7 +452,7 @@ def recall_at_k(y_true, y_score, *, k, qid=None, ties=_D["ties"], exclude=None, 
     return _single("r", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged,
-        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs, recall_denominator=recall_denominator))
 
 
 @_document_parameters

@@ -26,8 +26,7 @@ __all__ = ["evaluate"]
 # worker's memory whatever the partition size, and keeps the number of parts sent back small.
 _CHUNK_ROWS = 1 << 20
 
-_ENGINE_OPTIONS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "nan_policy",
-                   "convention")
+_ENGINE_OPTIONS = _engine.PLAN_OPTIONS
 _ROW_COLUMN = "__sklearn_rank_row__"
 
 
@@ -86,12 +85,14 @@ def evaluate(sdf, *, qid="qid", score="score", label="label", metrics=("mrr", "m
         judgement (``bpref``, ``judged@k``).
     **options : dict
         The options of :func:`sklearn_rank.evaluate`: ``ties``, ``gain``,
-        ``relevance_level``, ``no_relevant``, ``targets``,
-        ``ap_denominator``, ``nan_policy`` and ``convention``. Under
-        ``ties="ordinal"`` (or a preset that sets it) ties are broken by
-        the DataFrame's row order, as ``monotonically_increasing_id``
-        numbers the rows. ``judged`` and ``missing`` (judged queries
-        without rows) are refused: a split evaluation cannot see them.
+        ``relevance_level``, ``no_relevant``, ``targets``, the definition
+        options (``ap_denominator``, ``precision_denominator``,
+        ``recall_denominator``, ``discount``, ``ideal_dcg``), ``nan_policy``
+        and ``convention``. Under ``ties="ordinal"`` (or a preset that sets
+        it) ties are broken by the DataFrame's row order, as
+        ``monotonically_increasing_id`` numbers the rows. ``judged`` and
+        ``missing`` (judged queries without rows) are refused: a split
+        evaluation cannot see them.
 
     Returns
     -------
