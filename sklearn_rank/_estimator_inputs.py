@@ -12,13 +12,14 @@
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._inputs import sparse_input_error
-from ._sklearn_compat import FINAL_ESTIMATOR, safe_indexing
+from ._sklearn_compat import FINAL_ESTIMATOR, column_tool_on_stack, safe_indexing, selectors_route_metadata
 from .exceptions import InputTypeError, InputValueError
 
 
@@ -108,6 +109,41 @@ def drop_column(X, position):
     return safe_indexing(X, keep, axis=1)
 
 
+def refuse_qid_column_in_column_tool(owner, qid):
+    """Raise when a query-id column of X is read inside a scikit-learn tool that permutes or selects columns.
+
+    scikit-learn's ``permutation_importance`` permutes every column of X, the query-id column too
+    (the rows regrouped into other queries: a meaningless importance that looks like any other);
+    ``SequentialFeatureSelector``, ``RFE`` and ``RFECV`` treat it as a candidate feature and pass
+    column subsets without it. Both are certain whenever such a tool gives a query-id column to
+    ``owner`` (``RankingEvaluator``, a scorer, ``QueryGroupKFold``), so it is an error naming the route
+    that works. Called only where the column was found (no cost on the other routes).
+    """
+    tool = column_tool_on_stack()
+    if tool is None:
+        return
+    if tool == "sklearn.inspection.permutation_importance":
+        raise InputValueError(
+            f"{owner} read the query-id column {qid!r} of X inside sklearn.inspection.permutation_importance, which "
+            "permutes every column of X in turn: permuting the query ids regroups the rows into other queries, so "
+            "the importance it would report for that column is meaningless and looks like any other. Use "
+            "sklearn_rank.inspection.permutation_importance(estimator, X, y, metric='ndcg@10'), which never permutes "
+            "the query ids, reports every other column, and shuffles each feature within queries (pass qid=... for "
+            f"a model fitted without the column). Got the query-id column {qid!r} in the X of scikit-learn's "
+            "permutation_importance instead.")
+    older = ("" if selectors_route_metadata() else
+             " (the installed scikit-learn is older: its selectors pass no metadata, so no route selects features "
+             "by a ranking metric there)")
+    raise InputValueError(
+        f"{owner} read the query-id column {qid!r} of X inside {tool}, which fits, splits and scores subsets of "
+        "the columns of X: the query-id column would be one more candidate feature, and the subsets without it "
+        "have no query ids. Select features by metadata routing instead (scikit-learn >= 1.6" + older + "), "
+        "with X holding the features only: with sklearn.config_context(enable_metadata_routing=True): "
+        "SequentialFeatureSelector(Ridge(), scoring=make_ranking_scorer('ndcg@10'), cv=QueryGroupKFold(3))"
+        ".fit(X, y, groups=qid, qid=qid), and RFECV(Ridge(), scoring=..., cv=...) likewise. Got the "
+        f"query-id column {qid!r} in the X that {tool} passed instead.")
+
+
 def describe_missing_qid(owner, qid, X, extra=""):
     """The error message for rows without query ids: it names both routes."""
     if qid is None:
@@ -177,7 +213,7 @@ def _one_vs_one_columns(estimator, n_columns, n_classes):
     return any(getattr(step, "decision_function_shape", None) == "ovo" for step in _estimator_chain(estimator))
 
 
-def _class_scores(estimator, X, classes):
+def _class_scores(estimator, call, classes):
     """Scores of every class, columns in ``classes`` order (label-index layout).
 
     ``decision_function`` is preferred; one-vs-one decision values (a column per
@@ -187,7 +223,7 @@ def _class_scores(estimator, X, classes):
     """
     n_classes = len(classes)
     if hasattr(estimator, "decision_function"):
-        scores = _score_array(estimator.decision_function(X), "decision_function")
+        scores = _score_array(call("decision_function"), "decision_function")
         if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1 and n_classes == 2):
             # Binary decision_function scores classes_[1]: classes_[0] gets the opposite score.
             scores = scores.reshape(-1)
@@ -195,7 +231,7 @@ def _class_scores(estimator, X, classes):
         n_columns = scores.shape[1] if scores.ndim == 2 else None
         if n_columns is not None and _one_vs_one_columns(estimator, n_columns, n_classes):
             if hasattr(estimator, "predict_proba"):
-                return _check_class_columns(_score_array(estimator.predict_proba(X), "predict_proba"), n_classes,
+                return _check_class_columns(_score_array(call("predict_proba"), "predict_proba"), n_classes,
                                             "predict_proba")
             raise InputValueError("Ranking the classes needs one score per class, and a one-vs-one decision_function "
                                   "(decision_function_shape='ovo') gives one column per pair of classes. Use "
@@ -204,7 +240,7 @@ def _class_scores(estimator, X, classes):
                                   f"{n_columns} one-vs-one columns for {n_classes} classes instead.")
         return _check_class_columns(scores, n_classes, "decision_function")
     if hasattr(estimator, "predict_proba"):
-        return _check_class_columns(_score_array(estimator.predict_proba(X), "predict_proba"), n_classes,
+        return _check_class_columns(_score_array(call("predict_proba"), "predict_proba"), n_classes,
                                     "predict_proba")
     raise InputTypeError(f"A classifier must have decision_function or predict_proba to rank its classes. "
                          f"Got {type(estimator).__name__} with neither instead.")
@@ -237,28 +273,28 @@ def _binary_relevance(y_true, classes, relevance_level):
     return (y_true == classes[1]).astype(np.int8)
 
 
-def _positive_class_scores(estimator, X, classes):
+def _positive_class_scores(estimator, call, classes):
     """One score per row for a classifier in the grouped layout (binary: positive class; else expected grade)."""
     classes = np.asarray(classes)
     if len(classes) == 2:
         if hasattr(estimator, "decision_function"):
-            return np.asarray(estimator.decision_function(X)).reshape(-1)
-        return np.asarray(estimator.predict_proba(X))[:, 1]
+            return np.asarray(call("decision_function")).reshape(-1)
+        return np.asarray(call("predict_proba"))[:, 1]
     if len(classes) > 2 and classes.dtype.kind in "iuf" and hasattr(estimator, "predict_proba"):
         # Graded relevance classes: rank by the expected grade.
-        return np.asarray(estimator.predict_proba(X)) @ classes.astype(np.float64)
+        return np.asarray(call("predict_proba")) @ classes.astype(np.float64)
     raise InputTypeError("A classifier used with query ids needs two classes, or numeric graded classes and "
                          f"predict_proba. Got classes {classes.tolist()[:10]} instead.")
 
 
-def _multilabel_scores(estimator, X, classes, n_outputs):
+def _multilabel_scores(estimator, call, classes, n_outputs):
     """Relevance-matrix layout: one column of scores per output."""
     if classes is None:
-        scores = np.asarray(estimator.predict(X))
+        scores = np.asarray(call("predict"))
     elif hasattr(estimator, "decision_function"):
-        scores = np.asarray(estimator.decision_function(X))
+        scores = np.asarray(call("decision_function"))
     elif hasattr(estimator, "predict_proba"):
-        proba = estimator.predict_proba(X)
+        proba = call("predict_proba")
         if isinstance(proba, list):
             # One (n_rows, n_classes_k) array per output, in the order of classes_[k].
             columns = []
@@ -281,7 +317,24 @@ def _multilabel_scores(estimator, X, classes, n_outputs):
     return scores
 
 
-def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_message, relevance_level=None):
+def _response(estimator, X, responses, method):
+    """``estimator.<method>(X)``, taken from ``responses`` when another scorer of the same call computed it.
+
+    ``responses`` is the dict scikit-learn shares between the scorers of a ``scoring=`` dict for one
+    scoring call (see :class:`~sklearn_rank._sklearn_compat.SharedResponseScorer`), or None. The raw
+    output is kept under a key of this package's own, which scikit-learn's scorers never read (they keep
+    post-processed responses under the method's name); nothing here changes it in place.
+    """
+    if responses is None:
+        return getattr(estimator, method)(X)
+    key = ("sklearn_rank", method)
+    if key not in responses:
+        responses[key] = getattr(estimator, method)(X)
+    return responses[key]
+
+
+def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_message, relevance_level=None,
+                   responses=None):
     """Turn a fitted estimator, X and y into the keyword arguments of :func:`evaluate`.
 
     - 2-D y (multilabel indicator or graded relevance matrix): relevance-matrix layout;
@@ -290,7 +343,11 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
     - otherwise grouped rows with ``qid=query`` (one query only when
       ``allow_single_query``); for a binary classifier the relevance is
       ``y == classes_[1]``, for other estimators ``y`` itself.
+
+    ``responses``: a dict shared by the scorers of one scoring call, where the estimator's outputs
+    are kept for the next scorer (see :func:`_response`), or None.
     """
+    call = functools.partial(_response, estimator, X, responses)
     y_true = _target_array(y)
     classes = getattr(estimator, "classes_", None)
     if y_true.ndim == 2:
@@ -298,7 +355,7 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
             raise InputValueError(
                 "Query ids are for 1-D y (grouped rows); a 2-D y is a relevance matrix whose rows are "
                 f"the queries. Got query ids with y of shape {y_true.shape} instead.")
-        return {"y_true": y_true, "y_score": _multilabel_scores(estimator, X, classes, y_true.shape[1])}
+        return {"y_true": y_true, "y_score": _multilabel_scores(estimator, call, classes, y_true.shape[1])}
     if y_true.ndim != 1:
         raise InputValueError(f"y must be 1-D (relevance or class per row) or 2-D (relevance matrix). "
                               f"Got shape {y_true.shape} instead.")
@@ -312,16 +369,16 @@ def ranking_inputs(estimator, X, y, query, *, allow_single_query, missing_qid_me
             raise InputValueError("y holds class labels that the estimator did not see in fit (estimator.classes_), so "
                                   "their rank is undefined; make sure every class is in every training fold (e.g. a "
                                   f"stratified split). Got {np.unique(y_true[unseen])[:5].tolist()} instead.")
-        return {"y_true": y_true, "y_score": _class_scores(estimator, X, classes), "labels": classes}
+        return {"y_true": y_true, "y_score": _class_scores(estimator, call, classes), "labels": classes}
     if query is None and not allow_single_query:
         raise InputValueError(missing_qid_message() if callable(missing_qid_message) else missing_qid_message)
     if classes is not None:
         classes = np.asarray(classes)
         if classes.ndim == 1 and len(classes) == 2:
             y_true = _binary_relevance(y_true, classes, relevance_level)
-        y_score = _positive_class_scores(estimator, X, classes)
+        y_score = _positive_class_scores(estimator, call, classes)
     else:
-        y_score = np.asarray(estimator.predict(X))
+        y_score = np.asarray(call("predict"))
         if y_score.ndim == 2 and y_score.shape[1] == 1:
             y_score = y_score.ravel()
     return {"y_true": y_true, "y_score": y_score, "qid": query}

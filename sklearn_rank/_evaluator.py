@@ -15,7 +15,7 @@ from ._conventions import default_options
 from ._engine import evaluate as engine_evaluate, read_scorer_name
 from ._inputs import _query_codes
 from ._estimator_inputs import (as_2d, check_qid_spec, describe_missing_qid, drop_column, qid_column_position,
-                                ranking_inputs, read_qid_column)
+                                ranking_inputs, read_qid_column, refuse_qid_column_in_column_tool)
 from ._ranker_fit import RankerFitMixin, _query_parameter, _safe_len
 from ._scorer import check_metric_params, parse_scoring_name
 from ._sklearn_compat import EvaluatorTagsMixin, check_features, fitted_for_own_score_in_cv
@@ -249,6 +249,7 @@ class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, B
         position = qid_column_position(X, spec)
         query = None
         if position is not None:
+            refuse_qid_column_in_column_tool("RankingEvaluator", spec)
             query = read_qid_column(X, position)
             X = drop_column(X, position)
         if qid is not None:

@@ -23,11 +23,11 @@ from sklearn.utils.metadata_routing import UNCHANGED
 from ._engine import evaluate as engine_evaluate, read_scorer_name
 from ._conventions import Default, check_convention
 from ._estimator_inputs import (as_2d, check_qid_spec, describe_missing_qid, qid_column_position, ranking_inputs,
-                                read_qid_column)
+                                read_qid_column, refuse_qid_column_in_column_tool)
 from ._inputs import (AP_DENOMINATORS, GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
                       check_relevance_level)
 from ._registry import MetricSpec, get_metric
-from ._sklearn_compat import ScorerRequester
+from ._sklearn_compat import ScorerRequester, SharedResponseScorer
 from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers", "make_multimetric_scorer"]
@@ -105,16 +105,18 @@ class _EstimatorScorer(ScorerRequester):
     """What the one-metric and the multi-metric scorer share: from ``(estimator, X, y)`` to one engine call.
 
     A subclass sets ``qid`` (the query-id column of X) and ``params`` (engine options), names its
-    factory function in ``_factory`` and defines ``_key`` (its value for equality and hashing) and
-    ``_repr_metrics`` (the factory's first argument).
+    factory function in ``_factory`` and defines ``_key`` (its value for equality and hashing),
+    ``_repr_metrics`` (the factory's first argument), ``_engine_metrics`` (what the engine computes)
+    and ``_values`` (the scorer's result from the report's summary).
     """
 
     # Query ids are requested by default, sample weights only when asked for.
     _default_score_requests = (("qid", True), ("sample_weight", None))
 
-    def _report(self, estimator, X, y_true, metrics, qid, sample_weight):
+    def _report(self, estimator, X, y_true, metrics, qid, sample_weight, responses=None, missing_qid_message=None):
         """The RankingReport of ``metrics`` on the estimator's scores of X: one response-method call
-        (``predict``, ``decision_function`` or ``predict_proba``) and one engine call."""
+        (``predict``, ``decision_function`` or ``predict_proba``; none when ``responses``, a dict shared
+        by the scorers of one scoring call, holds it) and one engine call."""
         query = None
         if qid is not None:
             query = np.asarray(qid)
@@ -122,11 +124,22 @@ class _EstimatorScorer(ScorerRequester):
             X_cols = as_2d(X) if isinstance(self.qid, int) else X
             position = qid_column_position(X_cols, self.qid)
             if position is not None:
+                refuse_qid_column_in_column_tool(repr(self), self.qid)
                 query = read_qid_column(X_cols, position)
+        if missing_qid_message is None:
+            missing_qid_message = lambda: describe_missing_qid(repr(self), self.qid, X)  # noqa: E731
         inputs = ranking_inputs(estimator, X, y_true, query, allow_single_query=False,
-                                missing_qid_message=lambda: describe_missing_qid(repr(self), self.qid, X),
-                                relevance_level=self.params.get("relevance_level"))
+                                missing_qid_message=missing_qid_message,
+                                relevance_level=self.params.get("relevance_level"), responses=responses)
         return engine_evaluate(**inputs, metrics=metrics, sample_weight=sample_weight, **self.params)
+
+    def _score_values(self, estimator, X, y_true, *, qid=None, sample_weight=None, responses=None,
+                      missing_qid_message=None):
+        """What ``__call__`` returns (``_values`` of the report of ``_engine_metrics``), with the options
+        of :meth:`_report`: the responses shared in one scoring call, the message for missing query ids."""
+        report = self._report(estimator, X, y_true, self._engine_metrics(), qid, sample_weight, responses=responses,
+                              missing_qid_message=missing_qid_message)
+        return self._values(report.summary)
 
     def set_score_request(self, *, qid=UNCHANGED, sample_weight=UNCHANGED):
         """Set which routed metadata the scorer receives (metadata routing only).
@@ -169,7 +182,7 @@ class _EstimatorScorer(ScorerRequester):
         return hash(self._key())
 
 
-class RankingScorer(_EstimatorScorer):
+class RankingScorer(_EstimatorScorer, SharedResponseScorer):
     """A scorer ``scorer(estimator, X, y, *, qid=None, sample_weight=None)`` for one ranking metric.
 
     Build it with :func:`make_ranking_scorer`, :func:`get_scorer` or
@@ -251,9 +264,19 @@ class RankingScorer(_EstimatorScorer):
         score : float
             The metric, negated when lower is better.
         """
+        return self._score_values(estimator, X, y_true, qid=qid, sample_weight=sample_weight)
+
+    def _score_shared(self, responses, estimator, X, y_true, *, qid=None, sample_weight=None):
+        # What scikit-learn's _MultimetricScorer calls for the scorers of a scoring= dict (through
+        # SharedResponseScorer._score), with `responses` shared between them: one prediction per call.
+        return self._score_values(estimator, X, y_true, qid=qid, sample_weight=sample_weight, responses=responses)
+
+    def _engine_metrics(self):
         # the spec itself, not its name: the name was read under the preset when the scorer was made
-        report = self._report(estimator, X, y_true, [self._computed], qid, sample_weight)
-        return float(self._sign * report.summary[self._computed.name])
+        return [self._computed]
+
+    def _values(self, summary):
+        return float(self._sign * summary[self._computed.name])
 
     # ---- value semantics ---------------------------------------------------------------
 
@@ -406,13 +429,14 @@ def get_scorer(scoring, **params):
 def make_scorers(names, **params):
     """Scorers for multi-metric search, keyed by the names as given.
 
-    Each scorer of the dict scores ``X`` with the estimator and calls the
-    engine on its own, so a search with four metrics predicts four times per
-    fold. :func:`make_multimetric_scorer` gives the same values from one
-    prediction and one engine call per fold, and is the recommended
-    ``scoring=`` for several metrics; this dict stays for code that wants
-    its own keys or mixes in other scorers (``{**make_scorers([...]),
-    "r2": "r2"}``).
+    In scikit-learn's cross-validation, searches and
+    ``permutation_importance``, the scorers of the dict share one prediction
+    per fold and scored split, as scikit-learn's own scorers in a dict do,
+    and each calls the engine on its own (with the same values as alone).
+    :func:`make_multimetric_scorer` also ranks once for all the metrics, and
+    is the recommended ``scoring=`` for several metrics; this dict stays for
+    code that wants its own keys or mixes in other scorers
+    (``{**make_scorers([...]), "r2": "r2"}``).
 
     Read more in the :ref:`User Guide <model_selection_multimetric>`.
 
@@ -431,7 +455,7 @@ def make_scorers(names, **params):
 
     See Also
     --------
-    make_multimetric_scorer : the same metrics from one prediction per fold (recommended).
+    make_multimetric_scorer : the same metrics from one prediction and one ranking per fold (recommended).
 
     Examples
     --------
@@ -548,7 +572,12 @@ class MultimetricRankingScorer(_EstimatorScorer):
             ``{name: float}`` keyed by :attr:`names`, in that order; each value
             negated when lower is better.
         """
-        summary = self._report(estimator, X, y_true, list(self._computed), qid, sample_weight).summary
+        return self._score_values(estimator, X, y_true, qid=qid, sample_weight=sample_weight)
+
+    def _engine_metrics(self):
+        return list(self._computed)
+
+    def _values(self, summary):
         return {name: float(summary[done.name] if spec.greater_is_better else -summary[done.name])
                 for name, spec, done in zip(self.names, self._specs, self._computed)}
 
@@ -572,7 +601,8 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
     estimator once (``predict``, or ``decision_function`` / ``predict_proba``
     for classifiers, read as :func:`make_ranking_scorer` reads them) and
     computes all metrics from one rank computation of the engine, where the
-    dict of :func:`make_scorers` predicts and ranks once per metric. It
+    dict of :func:`make_scorers` shares the prediction but ranks once per
+    metric. It
     returns a dict, which scikit-learn reads as multi-metric scoring: pass
     ``refit=`` one of its keys.
 
@@ -616,7 +646,7 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
 
     See Also
     --------
-    make_scorers : a dict of one-metric scorers, each predicting on its own.
+    make_scorers : a dict of one-metric scorers, each ranking on its own.
     make_ranking_scorer : the scorer of one metric.
 
     Examples

@@ -30,6 +30,20 @@ What each scikit-learn version needs:
   called by ``sklearn.model_selection._validation._fit_and_score`` whose scorer is (or, in a
   ``_MultimetricScorer``, includes) the private ``_PassthroughScorer`` of ``scoring=None``, by looking
   at the caller's frames.
+- Tools that hand an estimator other columns than those of X (all versions):
+  :func:`column_tool_on_stack` recognises, by the modules of the caller's frames, scikit-learn's
+  ``permutation_importance`` (``sklearn.inspection._permutation_importance``), which permutes every
+  column of X, and the feature selectors ``SequentialFeatureSelector`` and ``RFE``/``RFECV``
+  (``sklearn.feature_selection._sequential`` and ``_rfe``), which pass column subsets.
+- One prediction for a dict of scorers (all versions): ``_MultimetricScorer`` shares the response
+  of an estimator between the scorers of a dict that are instances of the private ``_BaseScorer``
+  and name their response method in ``_response_method``, calling their ``_score(method_caller,
+  estimator, X, y, **kwargs)`` with ``method_caller = functools.partial(_cached_call, cache)``;
+  ``cache`` is a dict for one scoring call, or None when nothing is shared.
+  :class:`SharedResponseScorer` takes part: :func:`response_cache` reads that dict, in which the
+  scorer keeps the estimator's raw responses under keys of its own.
+- Metadata routing of the feature selectors: :func:`selectors_route_metadata` says whether
+  ``SequentialFeatureSelector.fit`` takes ``**params`` (scikit-learn >= 1.6, as RFE and RFECV).
 
 Not here, because they are scikit-learn's documented extension points in every supported version:
 the ``__metadata_request__<method>`` class attributes of a consumer (``RankingEvaluator``,
@@ -39,6 +53,8 @@ the ``__metadata_request__<method>`` class attributes of a consumer (``RankingEv
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 import sys
 
 from sklearn.base import BaseEstimator
@@ -55,9 +71,15 @@ try:  # scikit-learn 1.4 to 1.9: the scorer of scoring=None, which calls estimat
 except ImportError:  # pragma: no cover - a future version without it: the check below answers False
     _PassthroughScorer = None
 
-__all__ = ["FINAL_ESTIMATOR", "SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester", "array_device",
-           "array_namespace", "check_features", "fitted_for_own_score_in_cv", "is_namespace_array", "namespace_of",
-           "safe_indexing"]
+try:  # scikit-learn 1.4 to 1.9: what _MultimetricScorer shares a response between
+    from sklearn.metrics._scorer import _BaseScorer, _cached_call
+except ImportError:  # pragma: no cover - a future version without them: each scorer predicts on its own
+    _BaseScorer = _cached_call = None
+
+__all__ = ["FINAL_ESTIMATOR", "SKLEARN_TAGS", "EvaluatorTagsMixin", "ScorerRequester",
+           "SharedResponseScorer", "array_device", "array_namespace", "check_features", "column_tool_on_stack",
+           "fitted_for_own_score_in_cv", "is_namespace_array", "namespace_of", "response_cache", "safe_indexing",
+           "selectors_route_metadata"]
 
 # scikit-learn >= 1.6: tags are dataclasses built by __sklearn_tags__; before, dictionaries (_more_tags).
 SKLEARN_TAGS = hasattr(BaseEstimator, "__sklearn_tags__")
@@ -239,3 +261,81 @@ class ScorerRequester(_MetadataRequester):
             current.score.add_request(param=param, alias=alias)
         self._metadata_request = current
         return self
+
+
+# --------------------------------------------------------------------------------------
+# tools that permute or select the columns of X
+# --------------------------------------------------------------------------------------
+
+_COLUMN_TOOLS = {
+    "sklearn.inspection._permutation_importance": "sklearn.inspection.permutation_importance",
+    "sklearn.feature_selection._sequential": "SequentialFeatureSelector",
+    "sklearn.feature_selection._rfe": "RFE or RFECV",
+}
+
+
+def selectors_route_metadata():
+    """Whether ``SequentialFeatureSelector.fit``, ``RFE.fit`` and ``RFECV.fit`` route metadata (``**params``:
+    scikit-learn >= 1.6); imported here, not at the top, to keep ``sklearn.feature_selection`` off the
+    start-up path."""
+    from sklearn.feature_selection import SequentialFeatureSelector
+
+    return "params" in inspect.signature(SequentialFeatureSelector.fit).parameters
+
+
+def column_tool_on_stack(max_depth=200):
+    """The scikit-learn tool on the call stack that gives estimators other columns than those of X, or None.
+
+    ``"sklearn.inspection.permutation_importance"`` permutes every column of X in turn (its parallel
+    workers run the module's ``_calculate_permutation_scores``, so they are recognised too);
+    ``"SequentialFeatureSelector"`` and ``"RFE or RFECV"`` fit, split and score column subsets. A
+    query-id column of X is one more column to them: permuted, or a candidate feature. Recognised by
+    the modules of the caller's frames (one dictionary look-up per frame).
+    """
+    frame = sys._getframe(1)
+    for _ in range(max_depth):
+        if frame is None:
+            return None
+        tool = _COLUMN_TOOLS.get(frame.f_globals.get("__name__"))
+        if tool is not None:
+            return tool
+        frame = frame.f_back
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# one prediction for the scorers of a dict
+# --------------------------------------------------------------------------------------
+
+
+def response_cache(method_caller):
+    """The dict in which ``_MultimetricScorer`` shares responses between the scorers of one call, or None.
+
+    ``method_caller`` is what ``_MultimetricScorer`` passes to ``_score``:
+    ``functools.partial(_cached_call, cache)``, where ``cache`` is a dict when several of its scorers
+    call the same response method, else None.
+    """
+    if (_cached_call is not None and isinstance(method_caller, functools.partial)
+            and method_caller.func is _cached_call and method_caller.args and isinstance(method_caller.args[0], dict)):
+        return method_caller.args[0]
+    return None
+
+
+class SharedResponseScorer(ScorerRequester, *(() if _BaseScorer is None else (_BaseScorer,))):
+    """A scorer that shares the estimator's responses with the other scorers of a ``scoring=`` dict.
+
+    scikit-learn's ``_MultimetricScorer`` counts the response methods of the dict's scorers that are
+    ``_BaseScorer`` instances (``_response_method``); when one is used more than once it hands each of
+    them a shared cache through ``_score(method_caller, estimator, X, y, **kwargs)``. A subclass
+    implements ``_score_shared(responses, estimator, X, y_true, **kwargs)``, where ``responses`` is
+    that dict (or None): it stores the estimator's raw outputs there under keys of its own, so that
+    scikit-learn's scorers never read them. Put it after the scorer's own bases, so that their
+    ``__call__``, ``set_score_request`` and routing hooks win over ``_BaseScorer``'s.
+    """
+
+    # Counted by _MultimetricScorer._use_cache: the first of these the estimator has (predict, for every
+    # regressor, ranker and classifier).
+    _response_method = ("predict", "decision_function", "predict_proba")
+
+    def _score(self, method_caller, estimator, X, y_true, **kwargs):
+        return self._score_shared(response_cache(method_caller), estimator, X, y_true, **kwargs)

@@ -9,7 +9,8 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
 from ._inputs import _query_codes
-from ._scorer import as_2d, check_qid_spec, qid_column_position, read_qid_column
+from ._estimator_inputs import (as_2d, check_qid_spec, qid_column_position, read_qid_column,
+                                refuse_qid_column_in_column_tool)
 from .exceptions import InputTypeError, InputValueError
 
 __all__ = ["QueryGroupKFold"]
@@ -109,6 +110,7 @@ class QueryGroupKFold(BaseCrossValidator):
                                   "groups=qid), GridSearchCV(...).fit(X, y, groups=qid)), or give X a query-id column "
                                   f"(qid='qid' names a DataFrame column, qid=<int> a column index). Got {where} "
                                   "instead.")
+        refuse_qid_column_in_column_tool("QueryGroupKFold", spec)
         return read_qid_column(X_cols, position)
 
     def split(self, X, y=None, groups=None):
