@@ -41,6 +41,13 @@ class Preset:
     aliases: dict = field(default_factory=dict)
     # the peer's score of a query without a relevant item where it differs by metric (registry base names)
     no_relevant_for: dict = field(default_factory=dict)
+    # definition options (``_engine.DEFINITION_OPTIONS``) the peer sets for some metrics only
+    definitions_for: dict = field(default_factory=dict)
+    # the registry base names of the metrics the peer has (None: every metric); another metric is refused
+    metrics: frozenset | None = None
+    peer: str = ""  # the peer's name as its users write it, for messages
+    # metrics the peer has, defined in a way no option reproduces: base name -> what the peer does
+    refused: dict = field(default_factory=dict)
 
 
 PRESETS = {
@@ -88,9 +95,79 @@ PRESETS = {
         "without a relevant item scores 0, MAP@k divided by min(k, relevant), graded nDCG gain "
         "2**rel - 1 (the same as binary relevance for 0/1 labels)",
         dict(ties="ordinal", gain="exponential", no_relevant="zero", ap_denominator="capped")),
+    "catboost": Preset(
+        "CatBoost's eval_metric with group_id: relevant items last among tied ones (pessimistic), linear "
+        "gain, precision@k and AP@k divided by the list's length when shorter than k (AP: and by the "
+        "relevant items), a query without a relevant item scores 1 in NDCG and RecallAt and 0 elsewhere",
+        dict(ties="pessimistic", gain="linear", no_relevant="zero", precision_denominator="list",
+             ap_denominator="list"),
+        no_relevant_for={"ndcg": "one", "r": "one"},
+        metrics=frozenset({"ndcg", "dcg", "p", "r", "map", "mrr"}), peer="CatBoost",
+        refused={"err": "CatBoost's ERR reads each label as the probability of relevance itself (a label of 2 "
+                        "gives an ERR of 2), not (2**grade - 1) / 2**max_grade",
+                 "auc": "CatBoost's QueryAUC:type=Ranking counts the pairs of items with different grades "
+                        "(graded, not relevant against non-relevant) and scores 0 a query whose labels are "
+                        "all equal"}),
+    "lenskit": Preset(
+        "LensKit's top-N metrics: binary gain, discount 1/log2(max(rank, 2)), precision divided by the "
+        "list's length, recall by min(relevant, k), AP by min(relevant, list length), RBP with patience "
+        "0.85; a user without a test item scores 0, as LensKit's RunAnalysis summary counts it (its "
+        "per-user value is NaN)",
+        dict(gain="binary", discount="log2_max2", precision_denominator="list", recall_denominator="capped",
+             ap_denominator="list", no_relevant="zero"),
+        aliases={"rbp": ("rbp", None, 0.85)},
+        metrics=frozenset({"ndcg", "dcg", "p", "r", "map", "mrr", "rbp", "hits"}), peer="LensKit"),
+    "rectools": Preset(
+        "RecTools' metrics: the recommendation order is the ranking (input order among ties), binary "
+        "relevance, nDCG@k divided by the DCG of k hits, MAP@k by every held-out item",
+        dict(ties="ordinal", gain="binary", ideal_dcg="k", ap_denominator="relevant", no_relevant="skip"),
+        metrics=frozenset({"ndcg", "map", "mrr", "p", "r", "hits"}), peer="RecTools"),
+    "cornac": Preset(
+        "cornac's ranking_eval: binary gain, positives last among tied items (as its AUC counts a tie "
+        "0), users without a test positive left out",
+        dict(ties="pessimistic", gain="binary", no_relevant="skip"),
+        metrics=frozenset({"ndcg", "p", "r", "f1", "hits", "mrr", "auc"}), peer="cornac",
+        refused={"map": "cornac's MAP puts every item of a tie block at the block's worst rank "
+                        "(rankdata(method='max')), both as the rank and in the count of relevant items above"}),
+    "implicit": Preset(
+        "implicit's ranking_metrics_at_k: binary gain, AP@K divided by min(K, relevant), users without a "
+        "test item left out",
+        dict(gain="binary", ap_denominator="capped", no_relevant="skip"),
+        metrics=frozenset({"ndcg", "map"}), peer="implicit",
+        refused={"p": "implicit's precision is pooled over users (the sum of hits over the sum of min(K, relevant)), "
+                      "not a mean of per-user values",
+                 "auc": "implicit's AUC@K counts the training items as negatives and the slots past a short "
+                        "list as misses"}),
+    "ir_measures": Preset(
+        "ir_measures (pytrec_eval and its own providers): trec_eval's conventions, a judged query absent "
+        "from the run scored 0, Judged@k divided by min(k, run length), ERR with grades out of 4, RBP "
+        "with p = 0.8",
+        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="relevant", missing="zero"),
+        aliases={"err": ("err", None, 4.0)}, definitions_for={"judged": {"precision_denominator": "list"}},
+        metrics=frozenset({"ndcg", "p", "r", "map", "mrr", "rprec", "bpref", "hits", "judged", "err", "rbp",
+                           "numrelret"}), peer="ir_measures"),
 }
 
 CONVENTIONS = tuple(PRESETS)
+
+
+def check_preset_metrics(convention, resolved):
+    """Refuse a metric the preset's peer does not have: its number would be sklearn-rank's, not the peer's."""
+    preset = check_convention(convention)
+    if preset is None or preset.metrics is None:
+        return
+    for written, spec, _ in resolved:
+        if spec.base in preset.refused:
+            raise InputValueError(
+                f"convention={normalise_convention(convention)!r} cannot reproduce {preset.peer}'s {spec.base!r}: "
+                f"{preset.refused[spec.base]}. Evaluate it without the preset or with the options written out "
+                f"(see the conventions page). Got metric {written!r} instead.")
+        if spec.base not in preset.metrics:
+            have = ", ".join(sorted(preset.metrics))
+            raise InputValueError(
+                f"convention={normalise_convention(convention)!r} reproduces {preset.peer}'s metrics ({have}); "
+                f"{preset.peer} has no {spec.base!r} of its own to reproduce. Evaluate it without the preset or "
+                f"with the options written out. Got metric {written!r} instead.")
 
 
 def check_convention(convention):
@@ -127,6 +204,10 @@ def resolve(convention, options):
     if "no_relevant" in options:
         out["no_relevant_for"] = dict(preset.no_relevant_for) if (
             preset is not None and isinstance(options["no_relevant"], Default)) else {}
+    # a preset's per-metric definitions, for the options the caller left to it
+    out["definitions_for"] = {} if preset is None else {
+        base: {name: value for name, value in values.items() if isinstance(options.get(name), Default)}
+        for base, values in preset.definitions_for.items()}
     for name, value in options.items():
         if isinstance(value, Default):
             value = preset.options.get(name, value) if preset is not None else value

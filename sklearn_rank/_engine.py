@@ -9,7 +9,7 @@ vectorised kernels over it (``_lists``, ``_rank_stats``); the result is a ``Rank
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import warnings
 
 import numpy as np
@@ -27,13 +27,13 @@ from ._parts import join_parts, partial_report, reduce_partials
 from ._rank_stats import ADJUSTED, RankDistribution, RankStats
 from ._ranks import GroupedStructure, Ranks
 from ._threads import PARTS_PER_JOB, check_n_jobs, map_in_order, split_queries
-from ._conventions import default_options, normalise_convention, resolve as resolve_convention
-from ._registry import DUAL_FAMILY, base_spec, get_metric, normalise_name, with_k
+from ._conventions import check_preset_metrics, default_options, normalise_convention, resolve as resolve_convention
+from ._registry import DUAL_FAMILY, base_spec, display_name as _display_name, get_metric, normalise_name, with_k
 from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 
 
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
-                     ap_denominator="relevant", nan_policy="raise", precision_denominator="k",
+                     ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
                      recall_denominator="relevant", discount="log2", ideal_dcg="relevant")
 
 # The options that choose between a metric's published definitions (``_lists.Definitions``), with their
@@ -48,7 +48,7 @@ PLAN_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "na
 
 def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=None, labels=None,
              relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
-             targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
+             targets=_D["targets"], judged=None, missing=_D["missing"], ap_denominator=_D["ap_denominator"],
              nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
              discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):
@@ -129,23 +129,27 @@ class Plan:
 
 
 def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"],
-         targets=_D["targets"], missing="skip", ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
+         targets=_D["targets"], missing=_D["missing"], ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
          convention=None, report_params=None, judged=False, precision_denominator=_D["precision_denominator"],
          recall_denominator=_D["recall_denominator"], discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):
     """The :class:`Plan` of ``metrics`` under these options (checked here, before any data is read)."""
     written = dict(ap_denominator=ap_denominator, precision_denominator=precision_denominator,
                    recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg)
     options, aliases = resolve_convention(convention, dict(
-        ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, nan_policy=nan_policy, **written))
-    ties, gain, no_relevant, targets, nan_policy = (options[name] for name in (
-        "ties", "gain", "no_relevant", "targets", "nan_policy"))
+        ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, nan_policy=nan_policy, missing=missing,
+        **written))
+    ties, gain, no_relevant, targets, nan_policy, missing = (options[name] for name in (
+        "ties", "gain", "no_relevant", "targets", "nan_policy", "missing"))
     level = check_options(ties, no_relevant, gain, targets, relevance_level)
     check_option(missing, "missing", MISSING)
     for name, allowed in DEFINITION_OPTIONS.items():
         check_option(options[name], name, allowed)
     definitions = Definitions(**{name: options[name] for name in DEFINITION_OPTIONS})
+    definitions = replace(definitions, by_metric=tuple(
+        (base, replace(definitions, **values)) for base, values in options["definitions_for"].items() if values))
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     resolved = resolve_metrics(metrics, targets, aliases)
+    check_preset_metrics(convention, resolved)
     params = dict(ties=ties, targets=targets, gain=gain, relevance_level=level, no_relevant=no_relevant)
     for name in DEFINITION_OPTIONS:  # reported when they differ from the default
         if options[name] != _D[name]:
@@ -277,8 +281,15 @@ def read_name(written, spec, aliases):
     head = normalise_name(text.partition("@")[0])
     if head not in aliases:
         return spec
-    base, k = aliases[head] if isinstance(aliases[head], tuple) else (aliases[head], None)
-    return with_k(base_spec(base), spec.k if spec.k is not None else k)
+    base, k, param = (tuple(aliases[head]) + (None,))[:3] if isinstance(aliases[head], tuple) else (
+        aliases[head], None, None)
+    read = with_k(base_spec(base), spec.k if spec.k is not None else k)
+    # the parameter written in the name, else the peer's (LensKit's RBP patience), else the registry's
+    if "(" in text.partition("@")[0]:
+        param = spec.param
+    if param is None:
+        return read
+    return replace(read, param=param, name=_display_name(base, read.k, param))
 
 
 def read_scorer_name(written, spec, convention):

@@ -20,6 +20,7 @@ another namespace, one relevant item of grade 1 per query, is ERR's one-item cas
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +53,12 @@ class Definitions:
     recall_denominator: str = "relevant"
     discount: str = "log2"
     ideal_dcg: str = "relevant"
+    # the definitions of some metrics where they differ (a preset's): ((registry base name, Definitions), ...)
+    by_metric: tuple = ()
+
+    def for_metric(self, base):
+        """The definitions of the metric ``base``."""
+        return next((own for name, own in self.by_metric if name == base), self)
 
 
 DEFAULT_DEFINITIONS = Definitions()
@@ -484,11 +491,12 @@ class ListKernels:
         return self._divide(b.total(b.n_rel * (1.0 - share)), n_rel)
 
     def rbp(self, k, p):
-        # (1 - p) sum_i rel_i p^(i - 1); a tie block of m places from s gives each of its items the mean
-        # weight (1 - p) (p^s + ... + p^(s + m - 1)) / m = p^s (1 - p^m) / m.
+        # (1 - p) sum_{i <= k} rel_i p^(i - 1); a tie block of m places from s, t of them in the top k,
+        # gives each of its items the mean weight (1 - p) (p^s + ... + p^(s + t - 1)) / m = p^s (1 - p^t) / m.
         xp, b = self.xp, self.binary
         log_p = float(np.log(p))
-        weight = xp.exp(b.start * log_p) * -xp.expm1(b.size * log_p) / b.size
+        t = b.size if k is None else self._in_top(b, self._k(k))
+        weight = xp.exp(b.start * log_p) * -xp.expm1(t * log_p) / b.size
         return b.total(b.n_rel * weight)
 
     def err(self, k, max_grade=None):
@@ -546,16 +554,31 @@ class ListKernels:
         return segment_sum(block_q, per_block, self.n_queries)
 
     def judged(self, k):
-        # judged candidates among the top k, divided by k (as p@k)
+        # judged candidates among the top k, divided as p@k is (precision_denominator "k" or "list"; ir_measures
+        # divides by min(k, list length))
+        xp = self.xp
+        shown = xp.minimum(xp.astype(self.stats.n_candidates, xp.float64), float(k))
+        denominator = shown if self.definitions.precision_denominator == "list" else float(k)
+        if self.definitions.precision_denominator == "capped":
+            raise InputValueError("judged@k divides by k or by the list's length; precision_denominator='capped' "
+                                  "(min(k, relevant)) has no meaning for it. Got precision_denominator='capped' "
+                                  "instead.")
         blocks = self.structure.judged_blocks(self.ties) if self.structure is not None else None
         if blocks is None:  # every candidate is judged
-            return self.xp.minimum(self.stats.n_candidates, float(k)) / k
+            return self._divide(shown, denominator)
         judged = SegmentBlocks(blocks, self.n_queries)
-        return judged.total(judged.n_rel * self._in_top(judged, self._k(k)) / judged.size) / k
+        return self._divide(judged.total(judged.n_rel * self._in_top(judged, self._k(k)) / judged.size), denominator)
 
     def compute(self, base, k, param=None):
         """The per-query values of the list metric ``base`` (a registry name) at cut-off ``k``, with the
-        metric's parameter ``param`` when it has one (rbp's p, err's max_grade)."""
+        metric's parameter ``param`` when it has one (rbp's p, err's max_grade), under the definitions of
+        that metric (a preset may define some metrics its own way: ``Definitions.by_metric``)."""
+        if self.definitions.by_metric:
+            own = self.definitions.for_metric(base)
+            if own is not self.definitions:
+                other = copy.copy(self)
+                other.definitions = own
+                return other.compute(base, k, param)
         method = getattr(self, list_kernel(base))
         return method(k) if base not in ("rbp", "err") else method(k, param)
 

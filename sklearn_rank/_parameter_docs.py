@@ -83,7 +83,8 @@ ideal_dcg : {"relevant", "k"}, default="relevant"
     a cut-off and binary gains.""",
     "convention": """
 convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
-"xgboost", "torchmetrics", "spark"}, default=None
+"xgboost", "torchmetrics", "spark", "catboost", "lenskit", "rectools", "cornac", \
+"implicit", "ir_measures"}, default=None
     A peer's conventions: sets every option (``ties``, ``gain``,
     ``no_relevant``, ...) needed to reproduce that peer's numbers, except
     the options written explicitly in the call. See :doc:`/conventions`.""",

@@ -129,7 +129,8 @@ _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, 
         "binary preference: judged non-relevant items ranked above each relevant one (trec_eval's bpref)",
         synonyms=(), list_kernel="bpref"),
     "rbp": _Entry(
-        "list", True, "no", 0.0, 1.0, True, "rank-biased precision with persistence p (Moffat & Zobel 2008)",
+        "list", True, "optional", 0.0, 1.0, True,
+        "rank-biased precision with persistence p (Moffat & Zobel 2008; with @k: the top k only)",
         synonyms=("rankbiasedprecision",), list_kernel="rbp", param="p", param_default=0.8),
     "err": _Entry(
         "list", True, "optional", 0.0, 1.0, True, "expected reciprocal rank (Chapelle et al. 2009)",
@@ -229,6 +230,11 @@ def _normalise(name):
 
 
 normalise_name = _normalise  # the registry's reading of a name (case, "-", "_" and spaces ignored)
+
+
+def display_name(base, k, param=None):
+    """The canonical name of ``base`` with cut-off ``k`` and parameter ``param`` (``"rbp(p=0.85)@10"``)."""
+    return _display(base, k, param)
 
 
 def _display(base, k, param=None):

@@ -17,7 +17,7 @@ from .exceptions import InputValueError
 
 # Option defaults a ``convention=`` preset may replace (an explicitly written value wins).
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
-                     ap_denominator="relevant", nan_policy="raise", precision_denominator="k",
+                     ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
                      recall_denominator="relevant", discount="log2", ideal_dcg="relevant")
 
 __all__ = [
@@ -30,7 +30,7 @@ __all__ = [
 @_document_parameters
 def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ties=_D["ties"], exclude=None,
              labels=None, relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"], sample_weight=None,
-             targets=_D["targets"], judged=None, missing="skip", ap_denominator=_D["ap_denominator"],
+             targets=_D["targets"], judged=None, missing=_D["missing"], ap_denominator=_D["ap_denominator"],
              nan_policy=_D["nan_policy"], convention=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
              discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):

@@ -38,6 +38,8 @@ def oracle(metric, grades, k, options):
     if metric == "r":
         den = min(n_rel, k) if options.get("recall_denominator") == "capped" else n_rel
         return hits / den if den else 0.0
+    if metric == "rbp":  # persistence 0.8, the top k only
+        return 0.2 * sum(0.8 ** i for i, is_rel in enumerate(top) if is_rel)
     if metric == "map":
         total, seen = 0.0, 0
         for i, is_rel in enumerate(top):
@@ -94,6 +96,7 @@ OPTION_CASES = [
     ("ndcg", dict(discount="log2_max2", gain="binary")),
     ("dcg", dict(gain="binary")),
     ("ndcg", dict(ideal_dcg="k", gain="binary")),
+    ("rbp", {}),
 ]
 
 

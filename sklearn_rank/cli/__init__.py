@@ -13,6 +13,7 @@ import os
 import sys
 import warnings
 
+from .._conventions import Default
 from ._compare import _run_compare
 from ._evaluate import _run_evaluate
 from ._figures import _matplotlib, _plot_setup, _save_figure
@@ -40,7 +41,7 @@ def build_parser():
     ev.add_argument("inputs", nargs="+", metavar="PATH", help="QRELS RUN, or one TABLE (CSV, TSV, Parquet)")
     _metric_options(ev)
     _table_options(ev)
-    ev.add_argument("--missing", choices=("skip", "zero"), default="skip",
+    ev.add_argument("--missing", choices=("skip", "zero"), default=Default("skip"),  # a preset may set it
                     help="queries with relevant items but no retrieved document (TREC) or no relevant item "
                          "(tables): skip them, or count them as 0 (trec_eval -c)")
     ev.add_argument("--stream", action="store_true",

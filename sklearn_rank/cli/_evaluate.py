@@ -48,7 +48,8 @@ def _run_evaluate(args):
     else:
         raise UsageError("evaluate takes QRELS RUN (TREC files) or one TABLE. Got "
                          f"{len(args.inputs)} paths instead.")
-    _write(_format_report(report, args.format, args.per_query, args.missing), args.output)
+    _write(_format_report(report, args.format, args.per_query, report.params.get("missing", args.missing)),
+           args.output)
     if args.plot:
         _save_figure(figure, args.plot)
 

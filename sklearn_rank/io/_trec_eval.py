@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _engine
-from .._conventions import default_options, normalise_convention, resolve as resolve_convention
+from .._conventions import Default, default_options, normalise_convention, resolve as resolve_convention
 from .._factorize import factorize
 from .._inputs import check_option
 from ._trec_files import read_qrels, read_run
@@ -16,10 +16,10 @@ from ._trec_lines import Qrels, Run
 from ..exceptions import InputValueError
 
 
-_D = default_options(ties="trec", gain="linear", no_relevant="zero", ap_denominator="relevant")
+_D = default_options(ties="trec", gain="linear", no_relevant="zero", ap_denominator="relevant", missing="skip")
 
 
-def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_level=None, missing="skip",
+def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_level=None, missing=_D["missing"],
                   ties=_D["ties"], gain=_D["gain"], convention=None):
     """Evaluate a run against qrels with trec_eval's conventions.
 
@@ -88,13 +88,16 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
         qrels = read_qrels(qrels)
     if not isinstance(run, Run):
         run = read_run(run)
-    check_option(missing, "missing", ("skip", "zero"))
-    if convention is not None and normalise_convention(convention) == "trec_eval":
+    key = normalise_convention(convention) if convention is not None else None
+    if key == "trec_eval":
         convention = None  # this function's defaults are trec_eval's, docno order included
     options, _ = resolve_convention(convention, dict(ties=ties, gain=gain, no_relevant=_D["no_relevant"],
-                                                     ap_denominator=_D["ap_denominator"]))
-    ties, gain, no_relevant, ap_denominator = (options[name] for name in (
-        "ties", "gain", "no_relevant", "ap_denominator"))
+                                                     ap_denominator=_D["ap_denominator"], missing=missing))
+    if key == "ir_measures" and isinstance(ties, Default):
+        options["ties"] = "trec"  # its trec_eval measures order ties as trec_eval does (docno descending)
+    ties, gain, no_relevant, ap_denominator, missing = (options[name] for name in (
+        "ties", "gain", "no_relevant", "ap_denominator", "missing"))
+    check_option(missing, "missing", ("skip", "zero"))
     trec_ties = ties == "trec"
     engine_ties = "ordinal" if trec_ties else ties
     # options and metric names are checked before the files are joined
