@@ -119,33 +119,56 @@ def refuse_qid_column_in_column_tool(owner, qid):
     ``owner`` (``RankingEvaluator``, a scorer, ``QueryGroupKFold``), so it is an error naming the route
     that works. Called only where the column was found (no cost on the other routes).
     """
+    message = column_tool_message(owner, qid, found=True)
+    if message is not None:
+        raise InputValueError(message)
+
+
+def column_tool_message(owner, qid, *, found):
+    """The message for query ids inside a scikit-learn tool that permutes or selects the columns of X, or None
+    outside such tools: the query-id column ``qid`` of X was read (``found``) or is missing (the tool's
+    column subsets and permuted copies have no query ids, and scikit-learn's permutation_importance routes no
+    metadata); both name the route that works."""
     tool = column_tool_on_stack()
     if tool is None:
-        return
+        return None
+    column = "no query-id column" if qid is None else f"the query-id column {qid!r}"
     if tool == "sklearn.inspection.permutation_importance":
-        raise InputValueError(
-            f"{owner} read the query-id column {qid!r} of X inside sklearn.inspection.permutation_importance, which "
-            "permutes every column of X in turn: permuting the query ids regroups the rows into other queries, so "
-            "the importance it would report for that column is meaningless and looks like any other. Use "
-            "sklearn_rank.inspection.permutation_importance(estimator, X, y, metric='ndcg@10'), which never permutes "
-            "the query ids, reports every other column, and shuffles each feature within queries (pass qid=... for "
-            f"a model fitted without the column). Got the query-id column {qid!r} in the X of scikit-learn's "
-            "permutation_importance instead.")
+        what = (f"{owner} read {column} of X inside sklearn.inspection.permutation_importance, which permutes every "
+                "column of X in turn: permuting the query ids regroups the rows into other queries, so the importance "
+                "it would report for that column is meaningless and looks like any other." if found else
+                f"{owner} needs query ids inside sklearn.inspection.permutation_importance, which routes no metadata "
+                "(and would permute a query-id column of X like any other column).")
+        got = (f"Got {column} in the X of scikit-learn's permutation_importance instead." if found else
+               f"Got {column} in X and no routed query ids instead." if qid is None else
+               f"Got no column {qid!r} in X and no routed query ids instead.")
+        return (what + " Use sklearn_rank.inspection.permutation_importance(estimator, X, y, metric='ndcg@10'), which "
+                "takes the query ids from a RankingEvaluator's column or as qid=..., never permutes them, and "
+                "shuffles each feature within queries. " + got)
     older = ("" if selectors_route_metadata() else
-             " (the installed scikit-learn is older: its selectors pass no metadata, so no route selects features "
-             "by a ranking metric there)")
-    raise InputValueError(
-        f"{owner} read the query-id column {qid!r} of X inside {tool}, which fits, splits and scores subsets of "
-        "the columns of X: the query-id column would be one more candidate feature, and the subsets without it "
-        "have no query ids. Select features by metadata routing instead (scikit-learn >= 1.6" + older + "), "
-        "with X holding the features only: with sklearn.config_context(enable_metadata_routing=True): "
-        "SequentialFeatureSelector(Ridge(), scoring=make_ranking_scorer('ndcg@10'), cv=QueryGroupKFold(3))"
-        ".fit(X, y, groups=qid, qid=qid), and RFECV(Ridge(), scoring=..., cv=...) likewise. Got the "
-        f"query-id column {qid!r} in the X that {tool} passed instead.")
+             "; the installed scikit-learn is older: its selectors pass no metadata, so no route selects features by "
+             "a ranking metric there")
+    what = (f"{owner} read {column} of X inside {tool}, which fits, splits and scores subsets of the columns of "
+            "X: the query-id column would be one more candidate feature, and the subsets without it have no query "
+            "ids." if found else
+            f"{owner} needs query ids inside {tool}, which fits, splits and scores subsets of the columns of X as "
+            "arrays without column names: a query-id column of X does not reach it (and would be one more "
+            "candidate feature).")
+    got = (f"Got {column} in the X that {tool} passed instead." if found else
+           f"Got no column {qid!r} in the X that {tool} passed instead." if qid is not None else
+           "Got no query ids instead.")
+    return (what + " Select features by metadata routing (scikit-learn >= 1.6" + older + "), with X holding the "
+            "features only: with sklearn.config_context(enable_metadata_routing=True): "
+            "SequentialFeatureSelector(Ridge(), scoring=make_ranking_scorer('ndcg@10'), cv=QueryGroupKFold(3))"
+            ".fit(X, y, groups=qid, qid=qid), and RFECV(Ridge(), scoring=..., cv=...) likewise. " + got)
 
 
 def describe_missing_qid(owner, qid, X, extra=""):
-    """The error message for rows without query ids: it names both routes."""
+    """The error message for rows without query ids: it names both routes (inside a scikit-learn tool that
+    permutes or selects the columns of X, the route that works there)."""
+    in_tool = column_tool_message(owner, qid, found=False)
+    if in_tool is not None:
+        return in_tool
     if qid is None:
         where = "no query-id column was declared (`qid=None`)"
     elif isinstance(qid, str):

@@ -9,7 +9,7 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 
 from ._inputs import _query_codes
-from ._estimator_inputs import (as_2d, check_qid_spec, qid_column_position, read_qid_column,
+from ._estimator_inputs import (as_2d, check_qid_spec, column_tool_message, qid_column_position, read_qid_column,
                                 refuse_qid_column_in_column_tool)
 from .exceptions import InputTypeError, InputValueError
 
@@ -105,6 +105,9 @@ class QueryGroupKFold(BaseCrossValidator):
         X_cols = as_2d(X) if isinstance(spec, int) else X
         position = qid_column_position(X_cols, spec)
         if position is None:
+            in_tool = column_tool_message("QueryGroupKFold", spec, found=False)
+            if in_tool is not None:
+                raise InputValueError(in_tool)
             where = (f"no column {spec!r} in X" if spec is not None else "qid=None")
             raise InputValueError("QueryGroupKFold needs query ids: pass groups=qid to split (cross_val_score(..., "
                                   "groups=qid), GridSearchCV(...).fit(X, y, groups=qid)), or give X a query-id column "
