@@ -98,14 +98,13 @@ PRESETS = {
     "catboost": Preset(
         "CatBoost's eval_metric with group_id: relevant items last among tied ones (pessimistic), linear "
         "gain, precision@k and AP@k divided by the list's length when shorter than k (AP: and by the "
-        "relevant items), a query without a relevant item scores 1 in NDCG and RecallAt and 0 elsewhere",
+        "relevant items), a query without a relevant item scores 1 in NDCG and RecallAt and 0 elsewhere, "
+        "ERR and PFound read each label as the chance of stopping there",
         dict(ties="pessimistic", gain="linear", no_relevant="zero", precision_denominator="list",
-             ap_denominator="list"),
+             ap_denominator="list", stop_probability="label"),
         no_relevant_for={"ndcg": "one", "r": "one"},
-        metrics=frozenset({"ndcg", "dcg", "p", "r", "map", "mrr"}), peer="CatBoost",
-        refused={"err": "CatBoost's ERR reads each label as the probability of relevance itself (a label of 2 "
-                        "gives an ERR of 2), not (2**grade - 1) / 2**max_grade",
-                 "auc": "CatBoost's QueryAUC:type=Ranking counts the pairs of items with different grades "
+        metrics=frozenset({"ndcg", "dcg", "p", "r", "map", "mrr", "err", "pfound"}), peer="CatBoost",
+        refused={"auc": "CatBoost's QueryAUC:type=Ranking counts the pairs of items with different grades "
                         "(graded, not relevant against non-relevant) and scores 0 a query whose labels are "
                         "all equal"}),
     "lenskit": Preset(

@@ -15,7 +15,8 @@ import warnings
 import numpy as np
 
 from ._inputs import (AP_DENOMINATORS, DISCOUNTS, GAINS, IDEAL_DCGS, MISSING, NAN_POLICIES, NO_RELEVANT,
-                      PRECISION_DENOMINATORS, RECALL_DENOMINATORS, TARGETS, TIE_POLICIES, GroupedData,
+                      PRECISION_DENOMINATORS, RECALL_DENOMINATORS, STOP_PROBABILITIES, TARGETS, TIE_POLICIES,
+                      GroupedData,
                       RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level, prepare,
                       weights_per_row)
 from ._lists import Definitions
@@ -34,12 +35,13 @@ from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
                      ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
-                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant")
+                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded")
 
 # The options that choose between a metric's published definitions (``_lists.Definitions``), with their
 # values: every entry point takes them as keywords and hands them to :func:`plan`.
 DEFINITION_OPTIONS = dict(ap_denominator=AP_DENOMINATORS, precision_denominator=PRECISION_DENOMINATORS,
-                          recall_denominator=RECALL_DENOMINATORS, discount=DISCOUNTS, ideal_dcg=IDEAL_DCGS)
+                          recall_denominator=RECALL_DENOMINATORS, discount=DISCOUNTS, ideal_dcg=IDEAL_DCGS,
+                          stop_probability=STOP_PROBABILITIES)
 # The options of :func:`plan` that hold for every part of an evaluation alike: what the split back ends
 # (``evaluate_batches``, ``evaluate_blocks``, Dask, Spark) forward.
 PLAN_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "nan_policy", "convention",
@@ -51,7 +53,7 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
              targets=_D["targets"], judged=None, missing=_D["missing"], ap_denominator=_D["ap_denominator"],
              nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
-             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):
+             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"]):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -62,7 +64,8 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
                       no_relevant=no_relevant, targets=targets, missing=missing, ap_denominator=ap_denominator,
                       nan_policy=nan_policy, convention=convention, report_params=report_params,
                       judged=judged is not None, precision_denominator=precision_denominator,
-                      recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg)
+                      recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
+                      stop_probability=stop_probability)
     n_jobs = check_n_jobs(n_jobs)
     xp = array_namespace(y_score)
     if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
@@ -131,10 +134,12 @@ class Plan:
 def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_relevant=_D["no_relevant"],
          targets=_D["targets"], missing=_D["missing"], ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
          convention=None, report_params=None, judged=False, precision_denominator=_D["precision_denominator"],
-         recall_denominator=_D["recall_denominator"], discount=_D["discount"], ideal_dcg=_D["ideal_dcg"]):
+         recall_denominator=_D["recall_denominator"], discount=_D["discount"], ideal_dcg=_D["ideal_dcg"],
+         stop_probability=_D["stop_probability"]):
     """The :class:`Plan` of ``metrics`` under these options (checked here, before any data is read)."""
     written = dict(ap_denominator=ap_denominator, precision_denominator=precision_denominator,
-                   recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg)
+                   recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
+                   stop_probability=stop_probability)
     options, aliases = resolve_convention(convention, dict(
         ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, nan_policy=nan_policy, missing=missing,
         **written))
@@ -308,7 +313,7 @@ def _needs(resolved):
 def _extra_needs(resolved):
     """What the list metrics need beyond the blocks: per-item grades (ERR), judged blocks (judged@k)."""
     bases = {spec.base for _, spec, family in resolved if family == "list"}
-    return ({"items"} if "err" in bases else set()) | ({"judged"} if "judged" in bases else set())
+    return ({"items"} if bases & {"err", "pfound"} else set()) | ({"judged"} if "judged" in bases else set())
 
 
 def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, relevance_level, gain, stable,

@@ -382,21 +382,35 @@ def _log_binomial(a, b):
     return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
 
 
-def expect_order_reciprocal(s, m, g, i, k):
-    """E[1 / (s + T); s + T <= k], T the i-th smallest of g places drawn without replacement from 1..m.
+def _place_weight(x, decay):
+    """The weight of 1-based place ``x``: 1 / x (ERR), or ``decay ** (x - 1)`` (PFound)."""
+    return 1.0 / x if decay is None else np.exp((x - 1.0) * np.log(decay))
 
-    ``k`` per entry (inf: no cut-off). A point (m == 1) and g == 1 (T uniform: harmonic numbers) are in
-    closed form; otherwise P(T = j) = C(j - 1, i - 1) C(m - j, g - i) / C(m, g) is summed over the places
-    j <= k - s, a bounded number of terms at a time.
+
+def _place_weight_sum(lo, hi, decay):
+    """The weights of places lo + 1 .. hi summed (hi >= lo), in closed form."""
+    if decay is None:
+        return harmonic(hi) - harmonic(lo)
+    log_decay = np.log(decay)
+    return (np.exp(lo * log_decay) - np.exp(hi * log_decay)) / (1.0 - decay)
+
+
+def expect_order_reciprocal(s, m, g, i, k, decay=None):
+    """E[w(s + T); s + T <= k], T the i-th smallest of g places drawn without replacement from 1..m.
+
+    ``w`` is the place weight: 1 / place (ERR), or ``decay ** (place - 1)`` (PFound). ``k`` per entry
+    (inf: no cut-off). A point (m == 1) and g == 1 (T uniform: sums of the weights in closed form) are
+    exact in one step; otherwise P(T = j) = C(j - 1, i - 1) C(m - j, g - i) / C(m, g) is summed over the
+    places j <= k - s, a bounded number of terms at a time.
     """
     s, m, g, i, k = (np.asarray(a, dtype=np.float64) for a in (s, m, g, i, k))
     out = np.zeros(s.shape)
     point = m == 1
-    out[point] = np.where(s[point] + 1 <= k[point], 1.0 / (s[point] + 1), 0.0)
+    out[point] = np.where(s[point] + 1 <= k[point], _place_weight(s[point] + 1, decay), 0.0)
     uni = ~point & (g == 1)
     su, mu = s[uni], m[uni]
     top = np.maximum(np.floor(np.minimum(k[uni], su + mu)), su)
-    out[uni] = (harmonic(top) - harmonic(su)) / mu
+    out[uni] = _place_weight_sum(su, top, decay) / mu
     many = np.flatnonzero(~point & (g > 1))
     if many.size:
         last = np.minimum(m[many] - g[many] + i[many], np.floor(np.minimum(k[many] - s[many], m[many])))
@@ -412,6 +426,7 @@ def expect_order_reciprocal(s, m, g, i, k):
             j = np.arange(owner.size) - (np.cumsum(n_terms) - n_terms)[owner] + i[part][owner]
             mo, go, io = m[part][owner], g[part][owner], i[part][owner]
             log_p = _log_binomial(j - 1, io - 1) + _log_binomial(mo - j, go - io) - _log_binomial(mo, go)
-            out[part] = np.bincount(owner, weights=np.exp(log_p) / (s[part][owner] + j), minlength=part.size)
+            weight = _place_weight(s[part][owner] + j, decay)
+            out[part] = np.bincount(owner, weights=np.exp(log_p) * weight, minlength=part.size)
             start = stop
     return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+import math
 
 import numpy as np
 
@@ -46,6 +47,8 @@ class Definitions:
     ``recall_denominator``: ``"relevant"`` or ``"capped"`` (min(relevant, k)). ``discount`` of (n)DCG at
     rank i: ``"log2"`` 1/log2(i + 1), ``"log2_max2"`` 1/log2(max(i, 2)), ``"reciprocal"`` 1/i.
     ``ideal_dcg``: ``"relevant"`` (the query's gains in decreasing order) or ``"k"`` (k items of gain 1).
+    ``stop_probability`` of ERR and pFound at an item of grade g: ``"graded"`` (2^g - 1) / 2^g_max, or
+    ``"label"``, g itself (a label in [0, 1]: CatBoost).
     """
 
     ap_denominator: str = "relevant"
@@ -53,6 +56,7 @@ class Definitions:
     recall_denominator: str = "relevant"
     discount: str = "log2"
     ideal_dcg: str = "relevant"
+    stop_probability: str = "graded"
     # the definitions of some metrics where they differ (a preset's): ((registry base name, Definitions), ...)
     by_metric: tuple = ()
 
@@ -501,17 +505,30 @@ class ListKernels:
 
     def err(self, k, max_grade=None):
         # Chapelle et al. 2009: sum_r R_r / r prod_{i<r} (1 - R_i), R = (2^g - 1) / 2^g_max, g_max the
-        # fixed ``max_grade`` or else the query's largest judged grade.
-        if self.structure is None:  # the label index of a namespace: one item of grade 1 per query
-            if max_grade is not None and 1.0 > max_grade:
-                raise InputValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
-                                      f"{max_grade:g}. Got grade 1.0 instead.")
-            top = 1.0 if max_grade is None else float(max_grade)
-            _, go_on = _cascade(np.float64(1.0), np.float64(top))
-            return float(1.0 - go_on) * self.reciprocal_rank(k)
-        return self._err_cascade(k, max_grade)
+        # fixed ``max_grade`` or else the query's largest judged grade (stop_probability="label": R = g).
+        return self._cascade_metric("err", k, max_grade, None)
 
-    def _err_cascade(self, k, max_grade):
+    def pfound(self, k, max_grade=None):
+        # Yandex's pFound (Segalovich 2010; CatBoost's PFound): sum_r R_r 0.85^(r - 1) prod_{i<r} (1 - R_i),
+        # the user going on past each item with chance 1 - R_i and then looking further with chance 0.85,
+        # R as in ERR
+        return self._cascade_metric("pfound", k, max_grade, PFOUND_DECAY)
+
+    def _cascade_metric(self, name, k, max_grade, decay):
+        label = self.definitions.stop_probability == "label"
+        if self.structure is None:  # the label index of a namespace: one item of grade 1 per query
+            if not label and max_grade is not None and 1.0 > max_grade:
+                raise InputValueError(f"{name}(max_grade={max_grade:g}) needs every relevance grade to be at "
+                                      f"most {max_grade:g}. Got grade 1.0 instead.")
+            top = 1.0 if max_grade is None else float(max_grade)
+            stop = 1.0 if label else float(1.0 - _cascade(np.float64(1.0), np.float64(top))[1])
+            if decay is None:
+                return stop * self.reciprocal_rank(k)
+            return stop * self.binary.at_first_relevant(
+                lambda s, m, r: _expect_geometric(self.xp, s, m, float("inf") if k is None else float(k), decay))
+        return self._cascade(name, k, max_grade, decay, label)
+
+    def _cascade(self, name, k, max_grade, decay, label):
         # NumPy: the items come as blocks of places (one place each, except the tie blocks of
         # ties="expected", whose exact expectation is in ``_expectations``: the stopping chances of the
         # blocks' items and their places are independent).
@@ -520,20 +537,26 @@ class ListKernels:
         # tied rows in an order that depends on the other queries' rows)
         order = np.lexsort((items.grade, items.start, items.query))
         q, start, size, grade = items.query[order], items.start[order], items.size[order], items.grade[order]
-        if max_grade is None:
-            top = self.stats.max_grade[q]
+        if label:  # the grade is the chance of stopping itself (CatBoost)
+            if grade.size and not (grade.min() >= 0.0 and grade.max() <= 1.0):
+                raise InputValueError(f"stop_probability='label' reads each relevance label as the chance that "
+                                      f"{name} stops at the item, so labels must lie in [0, 1]. Got labels from "
+                                      f"{float(grade.min())!r} to {float(grade.max())!r} instead.")
+            stop, go_on = grade.astype(np.float64), 1.0 - grade.astype(np.float64)
+        elif max_grade is None:
+            stop, go_on = _cascade(grade, self.stats.max_grade[q])
         else:
             if grade.size and grade.max() > max_grade:
-                raise InputValueError(f"err(max_grade={max_grade:g}) needs every relevance grade to be at most "
+                raise InputValueError(f"{name}(max_grade={max_grade:g}) needs every relevance grade to be at most "
                                       f"{max_grade:g}. Got grade {float(grade.max())!r} instead.")
-            top = np.full(q.size, float(max_grade))
-        stop, go_on = _cascade(grade, top)
+            stop, go_on = _cascade(grade, np.full(q.size, float(max_grade)))
         if not q.size:
             return np.zeros(self.n_queries)
         small = stop < 0.5
         log_go_on = np.empty_like(stop)
         log_go_on[small] = np.log1p(-stop[small])  # accurate for small stopping chances
-        log_go_on[~small] = np.log(go_on[~small])  # go_on >= 2**-top > 0
+        with np.errstate(divide="ignore"):  # go_on >= 2**-top > 0, or 0 for a label of 1: -inf, reach 0 after it
+            log_go_on[~small] = np.log(go_on[~small])
         new = np.ones(q.size, dtype=bool)
         new[1:] = (q[1:] != q[:-1]) | (start[1:] != start[:-1])
         block = np.cumsum(new) - 1
@@ -549,7 +572,7 @@ class ListKernels:
         at = (np.cumsum(count + 1) - (count + 1))[pair_block] + i
         stops_at_i = means[at - 1] - means[at]
         place = expect_order_reciprocal(block_start[pair_block], block_size[pair_block], count[pair_block], i,
-                                        self._k(k)[block_q[pair_block]])
+                                        self._k(k)[block_q[pair_block]], decay)
         per_block = np.bincount(pair_block, weights=stops_at_i * place, minlength=n_blocks) * reach
         return segment_sum(block_q, per_block, self.n_queries)
 
@@ -580,7 +603,17 @@ class ListKernels:
                 other.definitions = own
                 return other.compute(base, k, param)
         method = getattr(self, list_kernel(base))
-        return method(k) if base not in ("rbp", "err") else method(k, param)
+        return method(k) if base not in ("rbp", "err", "pfound") else method(k, param)
+
+
+PFOUND_DECAY = 0.85  # pFound's chance of looking at the next item (1 - pBreak, pBreak = 0.15)
+
+
+def _expect_geometric(xp, s, m, k, decay):
+    """E[decay^(place - 1); place <= k], the place uniform over a tie block's s + 1 .. s + m (any namespace)."""
+    top = xp.maximum(xp.minimum(s + m, float(math.floor(min(k, 2.0 ** 62)))), s)
+    log_decay = float(np.log(decay))
+    return (xp.exp(s * log_decay) - xp.exp(top * log_decay)) / ((1.0 - decay) * m)
 
 
 def _cascade(grade, top):

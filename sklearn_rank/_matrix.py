@@ -352,7 +352,8 @@ class NamespaceMatrix:
         """The RankingReport of ``evaluation``'s metrics (``_engine._evaluate_in_namespace``)."""
         xp, data = self.xp, self.data
         for written, spec, family in evaluation.resolved:
-            if family == "list" and (spec.base == "err" or not hasattr(ListKernels, list_kernel(spec.base))):
+            cascade = spec.base in ("err", "pfound")  # per-item grades: NumPy's rank structure
+            if family == "list" and (cascade or not hasattr(ListKernels, list_kernel(spec.base))):
                 raise InputTypeError(
                     f"Under array_api_dispatch, {spec.name!r} of the relevance-matrix layout (2-D "
                     "`y_true`) is computed with NumPy only (the other metrics, and compute_ranks, run "

@@ -81,6 +81,11 @@ ideal_dcg : {"relevant", "k"}, default="relevant"
     order, cut at ``k``; or ``"k"``, the DCG of ``k`` items of gain 1
     whatever the number of relevant items (RecTools' default), which needs
     a cut-off and binary gains.""",
+    "stop_probability": """
+stop_probability : {"graded", "label"}, default="graded"
+    The chance that ``err`` and ``pfound`` stop at an item of grade ``g``:
+    ``(2**g - 1) / 2**g_max`` (Chapelle et al.), or ``"label"``, the label
+    itself, which must lie in [0, 1] (CatBoost's ERR and PFound).""",
     "convention": """
 convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
 "xgboost", "torchmetrics", "spark", "catboost", "lenskit", "rectools", "cornac", \

@@ -135,6 +135,10 @@ _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, 
     "err": _Entry(
         "list", True, "optional", 0.0, 1.0, True, "expected reciprocal rank (Chapelle et al. 2009)",
         synonyms=("expectedreciprocalrank",), list_kernel="err", param="max_grade"),
+    "pfound": _Entry(
+        "list", True, "optional", 0.0, 1.0, True,
+        "pFound (Yandex; CatBoost's PFound): ERR's cascade with a 0.85 chance of looking further at each place",
+        synonyms=("pfound",), list_kernel="pfound", param="max_grade"),
     "judged": _Entry(
         "list", True, "required", 0.0, 1.0, False, "share of the top k that carries a judgement (divides by k)",
         synonyms=(), list_kernel="judged"),

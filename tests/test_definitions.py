@@ -40,6 +40,14 @@ def oracle(metric, grades, k, options):
         return hits / den if den else 0.0
     if metric == "rbp":  # persistence 0.8, the top k only
         return 0.2 * sum(0.8 ** i for i, is_rel in enumerate(top) if is_rel)
+    if metric in ("err", "pfound"):  # grades out of the list's largest, (2^g - 1) / 2^g_max
+        top = max(grades)
+        total, reach = 0.0, 1.0
+        for i, g in enumerate(grades[:k] if k else grades):
+            stop = (2.0 ** g - 1) / 2.0 ** top
+            total += reach * stop * (1.0 / (i + 1) if metric == "err" else 0.85 ** i)
+            reach *= 1 - stop
+        return total
     if metric == "map":
         total, seen = 0.0, 0
         for i, is_rel in enumerate(top):
@@ -66,8 +74,9 @@ def oracle(metric, grades, k, options):
 def oracle_query(metric, scores, grades, k, ties, options):
     if ties == "expected":
         return expected_over_orderings(lambda seq: oracle(metric, list(seq), k, options), list(scores), list(grades))
-    values = [_gain(g, options.get("gain", "linear")) if metric in ("dcg", "ndcg") else float(g > 0)
-              for g in grades]
+    # what the point policies order a tie block by: the gain (nDCG), the grade (the cascades), relevance
+    values = [_gain(g, options.get("gain", "linear")) if metric in ("dcg", "ndcg") else
+              float(g) if metric in ("err", "pfound") else float(g > 0) for g in grades]
     order = ordering(list(scores), values, ties)
     return oracle(metric, [grades[i] for i in order], k, options)
 
@@ -97,6 +106,8 @@ OPTION_CASES = [
     ("dcg", dict(gain="binary")),
     ("ndcg", dict(ideal_dcg="k", gain="binary")),
     ("rbp", {}),
+    ("pfound", {}),
+    ("err", {}),
 ]
 
 
@@ -210,5 +221,36 @@ def test_definition_options_in_another_array_namespace(monkeypatch, ties):
                                **options)
         except (ImportError, RuntimeError) as exc:  # pragma: no cover - depends on the environment
             pytest.skip(f"scikit-learn cannot turn array_api_dispatch on here: {exc}")
+        for name in metrics:
+            np.testing.assert_allclose(np.asarray(got.per_query[name]), expected.per_query[name], rtol=1e-12)
+
+
+def test_pfound_and_err_with_labels_as_stopping_chances():
+    # CatBoost's PFound on labels [0.5, 0.3]: 0.5 + (1 - 0.5) * 0.85 * 0.3
+    assert evaluate([0.5, 0.3], [2, 1], metrics=["pfound"], stop_probability="label").summary["pfound"] == \
+        pytest.approx(0.6275, rel=1e-15)
+    assert evaluate([0.5, 0, 0.3], [3, 2, 1], metrics=["err"], stop_probability="label").summary["err"] == \
+        pytest.approx(0.5 + 0.5 * 0.3 / 3, rel=1e-15)
+    # a label of 1 stops the user: nothing after it counts (and no NaN from log(0))
+    assert evaluate([1, 1, 1], [3, 2, 1], metrics=["pfound"], stop_probability="label").summary["pfound"] == 1.0
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, 1\]. Got labels from 1.0 to 2.0"):
+        evaluate([2, 0, 1], [3, 2, 1], metrics=["pfound"], stop_probability="label")
+
+
+def test_pfound_of_the_label_index_in_another_namespace(monkeypatch):
+    """One true column per row (the label index) in array-api-strict: pFound and ERR equal NumPy's."""
+    import sklearn
+
+    xp = pytest.importorskip("array_api_strict")
+    pytest.importorskip("array_api_compat")
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")
+    rng = np.random.default_rng(8)
+    y_score = rng.integers(0, 4, (30, 9)).astype(float)
+    target = rng.integers(0, 9, 30)
+    metrics = ["pfound", "pfound@2", "err@3"]
+    for ties in ("expected", "optimistic", "pessimistic"):
+        expected = evaluate(target, y_score, metrics=metrics, ties=ties)
+        with sklearn.config_context(array_api_dispatch=True):
+            got = evaluate(xp.asarray(target), xp.asarray(y_score), metrics=metrics, ties=ties)
         for name in metrics:
             np.testing.assert_allclose(np.asarray(got.per_query[name]), expected.per_query[name], rtol=1e-12)
