@@ -129,13 +129,12 @@ PRESETS = {
         refused={"map": "cornac's MAP puts every item of a tie block at the block's worst rank "
                         "(rankdata(method='max')), both as the rank and in the count of relevant items above"}),
     "implicit": Preset(
-        "implicit's ranking_metrics_at_k: binary gain, AP@K divided by min(K, relevant), users without a "
-        "test item left out",
+        "implicit's ranking_metrics_at_k: binary gain, AP@K divided by min(K, relevant), precision pooled "
+        "over users (the sum of hits over the sum of min(K, relevant)), users without a test item left out",
         dict(gain="binary", ap_denominator="capped", no_relevant="skip"),
-        metrics=frozenset({"ndcg", "map"}), peer="implicit",
-        refused={"p": "implicit's precision is pooled over users (the sum of hits over the sum of min(K, relevant)), "
-                      "not a mean of per-user values",
-                 "auc": "implicit's AUC@K counts the training items as negatives and the slots past a short "
+        definitions_for={"p": {"precision_denominator": "capped", "average": "micro"}},
+        metrics=frozenset({"ndcg", "map", "p"}), peer="implicit",
+        refused={"auc": "implicit's AUC@K counts the training items as negatives and the slots past a short "
                         "list as misses"}),
     "ir_measures": Preset(
         "ir_measures (pytrec_eval and its own providers): trec_eval's conventions, a judged query absent "

@@ -19,7 +19,7 @@ from ._inputs import (AP_DENOMINATORS, DISCOUNTS, GAINS, IDEAL_DCGS, MISSING, NA
                       GroupedData,
                       RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level, prepare,
                       weights_per_row)
-from ._lists import Definitions
+from ._lists import MICRO_METRICS, Definitions
 from ._label_index import LabelIndexStructure
 from ._matrix import MatrixStructure
 from ._namespace import array_namespace, evaluate_in_namespace, evaluate_ranks_in_namespace, namespace_structure
@@ -35,13 +35,14 @@ from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
                      ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
-                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded")
+                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded",
+                     average="macro")
 
 # The options that choose between a metric's published definitions (``_lists.Definitions``), with their
 # values: every entry point takes them as keywords and hands them to :func:`plan`.
 DEFINITION_OPTIONS = dict(ap_denominator=AP_DENOMINATORS, precision_denominator=PRECISION_DENOMINATORS,
                           recall_denominator=RECALL_DENOMINATORS, discount=DISCOUNTS, ideal_dcg=IDEAL_DCGS,
-                          stop_probability=STOP_PROBABILITIES)
+                          stop_probability=STOP_PROBABILITIES, average=("macro", "micro"))
 # The options of :func:`plan` that hold for every part of an evaluation alike: what the split back ends
 # (``evaluate_batches``, ``evaluate_blocks``, Dask, Spark) forward.
 PLAN_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "nan_policy", "convention",
@@ -53,7 +54,8 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
              targets=_D["targets"], judged=None, missing=_D["missing"], ap_denominator=_D["ap_denominator"],
              nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
-             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"]):
+             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"],
+             average=_D["average"]):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -65,7 +67,7 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
                       nan_policy=nan_policy, convention=convention, report_params=report_params,
                       judged=judged is not None, precision_denominator=precision_denominator,
                       recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                      stop_probability=stop_probability)
+                      stop_probability=stop_probability, average=average)
     n_jobs = check_n_jobs(n_jobs)
     xp = array_namespace(y_score)
     if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
@@ -135,11 +137,11 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
          targets=_D["targets"], missing=_D["missing"], ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
          convention=None, report_params=None, judged=False, precision_denominator=_D["precision_denominator"],
          recall_denominator=_D["recall_denominator"], discount=_D["discount"], ideal_dcg=_D["ideal_dcg"],
-         stop_probability=_D["stop_probability"]):
+         stop_probability=_D["stop_probability"], average=_D["average"]):
     """The :class:`Plan` of ``metrics`` under these options (checked here, before any data is read)."""
     written = dict(ap_denominator=ap_denominator, precision_denominator=precision_denominator,
                    recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                   stop_probability=stop_probability)
+                   stop_probability=stop_probability, average=average)
     options, aliases = resolve_convention(convention, dict(
         ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, nan_policy=nan_policy, missing=missing,
         **written))
@@ -155,6 +157,13 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     resolved = resolve_metrics(metrics, targets, aliases)
     check_preset_metrics(convention, resolved)
+    for written, spec, family in resolved:
+        if definitions.for_metric(spec.base).average == "micro" and (
+                family != "list" or spec.base not in MICRO_METRICS):
+            raise InputValueError(
+                f"average='micro' pools the numerators and denominators of the count metrics "
+                f"({', '.join(MICRO_METRICS)}); {written!r} is a mean of per-query values only. Evaluate it in "
+                f"a call without average='micro'. Got metric {written!r} instead.")
     params = dict(ties=ties, targets=targets, gain=gain, relevance_level=level, no_relevant=no_relevant)
     for name in DEFINITION_OPTIONS:  # reported when they differ from the default
         if options[name] != _D[name]:

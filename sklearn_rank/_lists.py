@@ -48,7 +48,9 @@ class Definitions:
     rank i: ``"log2"`` 1/log2(i + 1), ``"log2_max2"`` 1/log2(max(i, 2)), ``"reciprocal"`` 1/i.
     ``ideal_dcg``: ``"relevant"`` (the query's gains in decreasing order) or ``"k"`` (k items of gain 1).
     ``stop_probability`` of ERR and pFound at an item of grade g: ``"graded"`` (2^g - 1) / 2^g_max, or
-    ``"label"``, g itself (a label in [0, 1]: CatBoost).
+    ``"label"``, g itself (a label in [0, 1]: CatBoost). ``average``: ``"macro"`` (the mean of the
+    per-query values) or ``"micro"`` (the count metrics of :data:`MICRO_METRICS`: the sum of their
+    numerators over the sum of their denominators, a mean weighted by :meth:`ListKernels.denominator`).
     """
 
     ap_denominator: str = "relevant"
@@ -57,6 +59,7 @@ class Definitions:
     discount: str = "log2"
     ideal_dcg: str = "relevant"
     stop_probability: str = "graded"
+    average: str = "macro"
     # the definitions of some metrics where they differ (a preset's): ((registry base name, Definitions), ...)
     by_metric: tuple = ()
 
@@ -592,6 +595,30 @@ class ListKernels:
         judged = SegmentBlocks(blocks, self.n_queries)
         return self._divide(judged.total(judged.n_rel * self._in_top(judged, self._k(k)) / judged.size), denominator)
 
+    def denominator(self, base, k):
+        """What each query's value of the count metric ``base`` divides its count by (``MICRO_METRICS``):
+        micro averaging weighs the per-query values by it."""
+        if self.definitions.by_metric and self.definitions.for_metric(base) is not self.definitions:
+            other = copy.copy(self)
+            other.definitions = self.definitions.for_metric(base)
+            return other.denominator(base, k)
+        xp, st, d = self.xp, self.stats, self.definitions
+        as_float = (lambda v: xp.astype(v, xp.float64))
+        n_rel, n_cand = as_float(st.n_relevant), as_float(st.n_candidates)
+        if base == "r":
+            return xp.minimum(n_rel, float(k)) if d.recall_denominator == "capped" else n_rel
+        if base == "rprec":
+            return n_rel
+        if base == "f1":
+            return (n_rel + float(k)) / 2.0  # F1 = hits / ((k + relevant) / 2)
+        if base in ("p", "judged"):
+            if d.precision_denominator == "list":
+                return xp.minimum(n_cand, float(k))
+            if d.precision_denominator == "capped":
+                return xp.minimum(n_rel, float(k))
+            return xp.full_like(n_rel, float(k))
+        raise ValueError(base)  # pragma: no cover - the plan refuses micro averaging of other metrics
+
     def compute(self, base, k, param=None):
         """The per-query values of the list metric ``base`` (a registry name) at cut-off ``k``, with the
         metric's parameter ``param`` when it has one (rbp's p, err's max_grade), under the definitions of
@@ -605,6 +632,11 @@ class ListKernels:
         method = getattr(self, list_kernel(base))
         return method(k) if base not in ("rbp", "err", "pfound") else method(k, param)
 
+
+# The list metrics that are a count over a denominator per query, which average="micro" pools.
+MICRO_METRICS = ("p", "r", "rprec", "f1", "judged")
+# The key of a micro-averaged metric's per-query denominators among a part's values.
+DENOMINATOR = "\x00denominator of "
 
 PFOUND_DECAY = 0.85  # pFound's chance of looking at the next item (1 - pBreak, pBreak = 0.15)
 

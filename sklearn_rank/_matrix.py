@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ._inputs import ALL_EXCLUDED, gain_of
-from ._lists import ListKernels
+from ._lists import DENOMINATOR, ListKernels
 from ._matrix_counts import COUNTED_CHUNK, counted_structure
 from ._namespace_counts import block_bounds, counted_items, counting_chunk, exclusive_cumulative
 from ._namespace_inputs import namespace_chunk
@@ -374,6 +374,8 @@ class NamespaceMatrix:
             columns.setdefault("__present__", []).append(n_keep > 0)
             for written, spec in listed:
                 columns.setdefault(written, []).append(kernels.compute(spec.base, spec.k, spec.param))
+                if evaluation.definitions.for_metric(spec.base).average == "micro":
+                    columns.setdefault(DENOMINATOR + written, []).append(kernels.denominator(spec.base, spec.k))
             if not ranked:
                 continue
             is_rel = rel >= self.relevance_level if self.relevance_level is not None else rel > 0
@@ -580,8 +582,11 @@ def _namespace_list_report(xp, data, columns, evaluation, pooled):
                 raise InputValueError(f"Metric {written!r} must be finite for every query. Got {n_bad} non-finite "
                                       "per-query values instead.")
         defined = ~xp.isnan(values)
-        total = float(xp.sum(xp.where(defined, weight, 0.0)))
-        value = (float(xp.sum(xp.where(defined, values, 0.0) * weight)) / total if total > 0 else float("nan"))
+        # average="micro": weighed by each query's denominator (the sum of the counts over the sum of those)
+        weigh = weight if DENOMINATOR + written not in columns else weight * xp.take(
+            pick(columns[DENOMINATOR + written]), rows)
+        total = float(xp.sum(xp.where(defined, weigh, 0.0)))
+        value = (float(xp.sum(xp.where(defined, values, 0.0) * weigh)) / total if total > 0 else float("nan"))
         if math.isnan(value):
             warnings.warn(f"Metric {written!r} is undefined on this input (no query has a defined value); it is "
                           "reported as NaN.", UndefinedMetricWarning, stacklevel=5)

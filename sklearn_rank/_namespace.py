@@ -87,6 +87,8 @@ def evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, labe
                               "without a non-relevant candidate; they are NaN per query and left out of the "
                               "mean.", UndefinedMetricWarning, stacklevel=4)
             kept = xp.where(defined, weight, 0.0)
+            if evaluation.definitions.for_metric(spec.base).average == "micro":  # weighed by the denominators
+                kept = kept * lists.denominator(spec.base, spec.k)
             kept_total = float(xp.sum(kept))
             value = (float(xp.sum(xp.where(defined, values, 0.0) * kept)) / kept_total if kept_total > 0
                      else float("nan"))

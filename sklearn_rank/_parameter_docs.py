@@ -86,6 +86,13 @@ stop_probability : {"graded", "label"}, default="graded"
     The chance that ``err`` and ``pfound`` stop at an item of grade ``g``:
     ``(2**g - 1) / 2**g_max`` (Chapelle et al.), or ``"label"``, the label
     itself, which must lie in [0, 1] (CatBoost's ERR and PFound).""",
+    "average": """
+average : {"macro", "micro"}, default="macro"
+    How the count metrics (``p@k``, ``r@k``, ``rprec``, ``f1@k``,
+    ``judged@k``) are averaged over queries: the mean of the per-query
+    values, or ``"micro"``, the sum of their counts over the sum of their
+    denominators (implicit's precision). The per-query values are the same
+    either way; another metric with ``"micro"`` is an error.""",
     "convention": """
 convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
 "xgboost", "torchmetrics", "spark", "catboost", "lenskit", "rectools", "cornac", \

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ._lists import DEFAULT_DEFINITIONS, ListKernels
+from ._lists import DEFAULT_DEFINITIONS, DENOMINATOR, ListKernels
 from ._rank_stats import RankDistribution, RankStats
 from ._report import RankingReport, weighted_mean
 from .exceptions import InputValueError, UndefinedMetricWarning
@@ -63,6 +63,8 @@ def partial_report(structure, data, resolved, *, ties, no_relevant, targets, def
             fill_policy = (no_relevant_for or {}).get(spec.base, no_relevant)
             if fill_policy in ("zero", "one") and spec.needs_relevant:
                 per_query = np.where(has_relevant, per_query, 0.0 if fill_policy == "zero" else 1.0)
+            if definitions.for_metric(spec.base).average == "micro":  # the weights of its pooled mean
+                values[DENOMINATOR + written] = kernels.denominator(spec.base, spec.k)
         else:
             if ranks is None:
                 ranks = structure.ranks(targets)
@@ -208,6 +210,9 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
     remaining = {}
     for name, _, _ in resolved:
         remaining[name] = remaining.get(name, 0) + 1
+    # a micro-averaged metric's per-query denominators, read with its values
+    micro = {name for name in remaining if DENOMINATOR + name in parts[0].values}
+    remaining.update({DENOMINATOR + name: remaining[name] for name in micro})
     if len(parts) == 1:
         part = parts[0]
         qid, has_relevant, weight = part.qid, part.has_relevant, part.weight
@@ -330,7 +335,14 @@ def reduce_partials(parts, resolved, *, no_relevant, params, missing="skip", no_
                     fill[~missing_has_relevant[added]] = 1.0
                 values_out = np.concatenate([values_out, fill])[order]
             _check_list_values(written, spec, values_out, qid_out, params)
-            value = weighted_mean(values_out, weight_out)
+            if written in micro:  # the sum of the counts over the sum of the denominators
+                if n_added:
+                    raise InputValueError(f"average='micro' needs the denominator of every query; the judged "
+                                          f"queries without candidate rows (missing='zero') have none. Got "
+                                          f"{written!r} with missing='zero' instead.")
+                value = weighted_mean(values_out, weight_out * evaluated_values(DENOMINATOR + written, evaluated))
+            else:
+                value = weighted_mean(values_out, weight_out)
             no_target = False
         else:
             no_target = rank_table is None or rank_table[0].size == 0

@@ -18,7 +18,8 @@ from .exceptions import InputValueError
 # Option defaults a ``convention=`` preset may replace (an explicitly written value wins).
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
                      ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
-                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded")
+                     recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded",
+                     average="macro")
 
 __all__ = [
     "evaluate", "evaluate_ranks", "compute_ranks", "positive_vs_negatives",
@@ -33,7 +34,8 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
              targets=_D["targets"], judged=None, missing=_D["missing"], ap_denominator=_D["ap_denominator"],
              nan_policy=_D["nan_policy"], convention=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
-             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"]):
+             discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"],
+             average=_D["average"]):
     """Compute several ranking metrics from one rank computation.
 
     Read more in the :ref:`User Guide <metrics>`.
@@ -81,7 +83,7 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
                             ap_denominator=ap_denominator, nan_policy=nan_policy, convention=convention,
                             unjudged=unjudged, n_jobs=n_jobs, precision_denominator=precision_denominator,
                             recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                            stop_probability=stop_probability)
+                            stop_probability=stop_probability, average=average)
 
 
 @_document_parameters

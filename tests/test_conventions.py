@@ -385,12 +385,15 @@ def _documented_presets():
     for row in section.split("   * - ")[2:]:  # [0]: before the table, [1]: the header
         cells = [cell.strip() for cell in row.split("\n     - ")]
         name = cells[0].strip("`")
-        options = dict(re.findall(r'``(\w+)="(\w+)"``', cells[1]))
+        shared, *own = re.split(r";\s+for\s+", cells[1])  # "; for ``p`` only: ...": one metric's options
+        options = dict(re.findall(r'``(\w+)="(\w+)"``', shared))
+        per_metric = {re.match(r"``(\w+)``", text).group(1): dict(re.findall(r'``(\w+)="(\w+)"``', text))
+                      for text in own}
         readings = dict(re.findall(r"``(\w+)(?:@k)?`` is ``([\w@().=]+?)(?:@k)?``", cells[2]))
         exceptions = {}
         for value, bases in re.findall(r'\(``"(\w+)"`` for ((?:``\w+``(?:,\s+|\s+and\s+)?)+)\)', cells[1]):
             exceptions.update({base: value for base in re.findall(r"``(\w+)``", bases)})
-        rows[name] = (options, readings, exceptions)
+        rows[name] = (options, readings, exceptions, per_metric)
     return rows
 
 
@@ -400,8 +403,9 @@ def test_the_documented_presets_are_the_presets():
     documented = _documented_presets()
     assert list(documented) == list(PRESETS)
     for name, preset in PRESETS.items():
-        options, readings, exceptions = documented[name]
+        options, readings, exceptions, per_metric = documented[name]
         assert options == preset.options, name
+        assert per_metric == preset.definitions_for, name
         assert exceptions == preset.no_relevant_for, name
         aliases = {}
         for written, meaning in readings.items():

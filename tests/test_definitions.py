@@ -254,3 +254,82 @@ def test_pfound_of_the_label_index_in_another_namespace(monkeypatch):
             got = evaluate(xp.asarray(target), xp.asarray(y_score), metrics=metrics, ties=ties)
         for name in metrics:
             np.testing.assert_allclose(np.asarray(got.per_query[name]), expected.per_query[name], rtol=1e-12)
+
+
+def _micro_oracle(metric, queries, k, ties, options, weights):
+    num = den = 0.0
+    for (scores, grades), w in zip(queries, weights):
+        n, n_rel = len(scores), int((grades > 0).sum())
+        if metric == "p":
+            d = {"k": k, "list": min(k, n), "capped": min(k, n_rel)}[options.get("precision_denominator", "k")]
+        elif metric == "r":
+            d = min(n_rel, k) if options.get("recall_denominator") == "capped" else n_rel
+        elif metric == "f1":
+            d = (k + n_rel) / 2
+        else:  # rprec
+            d = n_rel
+        value = oracle_query("p" if metric == "f1" else metric, scores, grades, k, ties,
+                             dict(options, precision_denominator="k")) if metric == "f1" else \
+            oracle_query(metric, scores, grades, k, ties, options)
+        count = value * k if metric == "f1" else value * d  # f1's count: the hits (p@k times k)
+        num += w * count
+        den += w * d
+    return num / den
+
+
+@pytest.mark.parametrize("ties", ["expected", "pessimistic"])
+@pytest.mark.parametrize("metric, options", [
+    ("p", {}), ("p", dict(precision_denominator="capped")), ("p", dict(precision_denominator="list")),
+    ("r", {}), ("r", dict(recall_denominator="capped")), ("f1", {}),
+])
+def test_micro_average_is_the_sum_of_counts_over_the_sum_of_denominators(metric, options, ties):
+    queries = _queries(21, n_queries=15)
+    k = 3
+    scores = np.concatenate([s for s, _ in queries])
+    grades = np.concatenate([g for _, g in queries])
+    qid = np.repeat(np.arange(len(queries)), [len(s) for s, _ in queries])
+    weights = np.random.default_rng(4).integers(1, 4, len(queries)).astype(float)
+    name = f"{metric}@{k}"
+    report = evaluate(grades, scores, qid=qid, metrics=[name], ties=ties, average="micro",
+                      sample_weight=weights[qid], **options)
+    assert report.summary[name] == pytest.approx(_micro_oracle(metric, queries, k, ties, options, weights),
+                                                 rel=1e-12)
+    macro = evaluate(grades, scores, qid=qid, metrics=[name], ties=ties, sample_weight=weights[qid], **options)
+    np.testing.assert_array_equal(report.per_query[name], macro.per_query[name])  # per query: the same
+
+
+def test_micro_average_is_the_same_on_every_path(monkeypatch):
+    import sklearn
+    import sklearn_rank
+
+    rng = np.random.default_rng(9)
+    y_true = (rng.random((24, 10)) < 0.3).astype(float)
+    y_true[:, 0] = 1.0
+    y_score = rng.integers(0, 4, (24, 10)).astype(float)
+    options = dict(average="micro", precision_denominator="capped")
+    metrics = ["p@3", "r@4", "rprec"]
+    whole = evaluate(y_true, y_score, metrics=metrics, **options)
+    grouped = evaluate(y_true.ravel(), y_score.ravel(), qid=np.repeat(np.arange(24), 10), metrics=metrics,
+                       **options)
+    blocks = sklearn_rank.evaluate_blocks(((y_true[i:i + 5], y_score[i:i + 5]) for i in range(0, 24, 5)),
+                                          metrics=metrics, **options)
+    threads = evaluate(y_true, y_score, metrics=metrics, n_jobs=2, **options)
+    for report in (grouped, blocks, threads):
+        for name in metrics:
+            assert report.summary[name] == pytest.approx(whole.summary[name], rel=1e-12), name
+    xp = pytest.importorskip("array_api_strict")
+    pytest.importorskip("array_api_compat")
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")
+    with sklearn.config_context(array_api_dispatch=True):
+        namespace = evaluate(xp.asarray(y_true), xp.asarray(y_score), metrics=metrics, **options)
+        target = np.argmax(y_score, axis=1)  # the label index: one true column per row
+        label_index = evaluate(xp.asarray(target), xp.asarray(y_score), metrics=["p@3"], **options)
+    for name in metrics:
+        assert namespace.summary[name] == pytest.approx(whole.summary[name], rel=1e-12), name
+    assert label_index.summary["p@3"] == pytest.approx(
+        evaluate(target, y_score, metrics=["p@3"], **options).summary["p@3"], rel=1e-12)
+
+
+def test_micro_average_refuses_a_metric_without_a_denominator():
+    with pytest.raises(ValueError, match="average='micro' pools .* 'ndcg@3' is a mean of per-query values"):
+        evaluate([1, 0], [0.5, 0.2], metrics=["p@1", "ndcg@3"], average="micro")
