@@ -89,7 +89,7 @@ PRESETS = {
         "torchmetrics' retrieval metrics: input order among ties, linear gain, a query without a "
         "relevant item scores 0 (empty_target_action='neg'), AP@k divided by the relevant items in the "
         "top k",
-        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="retrieved")),
+        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="retrieved", all_relevant="zero")),
     "spark": Preset(
         "Spark's RankingMetrics: the prediction order is the ranking (input order among ties), a query "
         "without a relevant item scores 0, MAP@k divided by min(k, relevant), graded nDCG gain "

@@ -36,13 +36,14 @@ from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
                      ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
                      recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded",
-                     average="macro")
+                     average="macro", all_relevant="skip")
 
 # The options that choose between a metric's published definitions (``_lists.Definitions``), with their
 # values: every entry point takes them as keywords and hands them to :func:`plan`.
 DEFINITION_OPTIONS = dict(ap_denominator=AP_DENOMINATORS, precision_denominator=PRECISION_DENOMINATORS,
                           recall_denominator=RECALL_DENOMINATORS, discount=DISCOUNTS, ideal_dcg=IDEAL_DCGS,
-                          stop_probability=STOP_PROBABILITIES, average=("macro", "micro"))
+                          stop_probability=STOP_PROBABILITIES, average=("macro", "micro"),
+                          all_relevant=("skip", "zero", "one"))
 # The options of :func:`plan` that hold for every part of an evaluation alike: what the split back ends
 # (``evaluate_batches``, ``evaluate_blocks``, Dask, Spark) forward.
 PLAN_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "nan_policy", "convention",
@@ -55,7 +56,7 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
              nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
              discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"],
-             average=_D["average"]):
+             average=_D["average"], all_relevant=_D["all_relevant"]):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -67,7 +68,7 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
                       nan_policy=nan_policy, convention=convention, report_params=report_params,
                       judged=judged is not None, precision_denominator=precision_denominator,
                       recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                      stop_probability=stop_probability, average=average)
+                      stop_probability=stop_probability, average=average, all_relevant=all_relevant)
     n_jobs = check_n_jobs(n_jobs)
     xp = array_namespace(y_score)
     if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
@@ -137,11 +138,11 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
          targets=_D["targets"], missing=_D["missing"], ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
          convention=None, report_params=None, judged=False, precision_denominator=_D["precision_denominator"],
          recall_denominator=_D["recall_denominator"], discount=_D["discount"], ideal_dcg=_D["ideal_dcg"],
-         stop_probability=_D["stop_probability"], average=_D["average"]):
+         stop_probability=_D["stop_probability"], average=_D["average"], all_relevant=_D["all_relevant"]):
     """The :class:`Plan` of ``metrics`` under these options (checked here, before any data is read)."""
     written = dict(ap_denominator=ap_denominator, precision_denominator=precision_denominator,
                    recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                   stop_probability=stop_probability, average=average)
+                   stop_probability=stop_probability, average=average, all_relevant=all_relevant)
     options, aliases = resolve_convention(convention, dict(
         ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, nan_policy=nan_policy, missing=missing,
         **written))

@@ -51,6 +51,8 @@ class Definitions:
     ``"label"``, g itself (a label in [0, 1]: CatBoost). ``average``: ``"macro"`` (the mean of the
     per-query values) or ``"micro"`` (the count metrics of :data:`MICRO_METRICS`: the sum of their
     numerators over the sum of their denominators, a mean weighted by :meth:`ListKernels.denominator`).
+    ``all_relevant``: the AUC of a query whose candidates are all relevant (no pair to order): ``"skip"``
+    (NaN, out of the mean), ``"zero"`` (torchmetrics, CatBoost) or ``"one"``.
     """
 
     ap_denominator: str = "relevant"
@@ -60,6 +62,7 @@ class Definitions:
     ideal_dcg: str = "relevant"
     stop_probability: str = "graded"
     average: str = "macro"
+    all_relevant: str = "skip"
     # the definitions of some metrics where they differ (a preset's): ((registry base name, Definitions), ...)
     by_metric: tuple = ()
 
@@ -471,7 +474,9 @@ class ListKernels:
         nonrel_tied = b.size - b.n_rel
         correct = b.n_rel * (b.per_block(n_nonrel) - nonrel_before - nonrel_tied / 2)
         pairs = st.n_rel_retrieved * n_nonrel
-        return self._divide(b.total(correct), pairs, float("nan"))
+        # no pair: a query without a relevant item (``no_relevant`` decides) or with nothing else
+        fill = {"skip": float("nan"), "zero": 0.0, "one": 1.0}[self.definitions.all_relevant]
+        return self._divide(b.total(correct), pairs, fill)
 
     def bpref(self, k):
         # trec_eval's bpref: (1/R) sum over retrieved relevant items of 1 - min(n, R) / min(N, R), n the

@@ -93,6 +93,12 @@ average : {"macro", "micro"}, default="macro"
     values, or ``"micro"``, the sum of their counts over the sum of their
     denominators (implicit's precision). The per-query values are the same
     either way; another metric with ``"micro"`` is an error.""",
+    "all_relevant": """
+all_relevant : {"skip", "zero", "one"}, default="skip"
+    The ``auc`` of a query whose candidates are all relevant, where no
+    pair orders a relevant item against another: undefined (NaN per query,
+    left out of the mean, with a warning), 0 (torchmetrics' AUROC,
+    CatBoost's QueryAUC) or 1.""",
     "convention": """
 convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
 "xgboost", "torchmetrics", "spark", "catboost", "lenskit", "rectools", "cornac", \

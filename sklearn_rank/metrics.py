@@ -19,7 +19,7 @@ from .exceptions import InputValueError
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
                      ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
                      recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded",
-                     average="macro")
+                     average="macro", all_relevant="skip")
 
 __all__ = [
     "evaluate", "evaluate_ranks", "compute_ranks", "positive_vs_negatives",
@@ -35,7 +35,7 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
              nan_policy=_D["nan_policy"], convention=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
              discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"],
-             average=_D["average"]):
+             average=_D["average"], all_relevant=_D["all_relevant"]):
     """Compute several ranking metrics from one rank computation.
 
     Read more in the :ref:`User Guide <metrics>`.
@@ -83,7 +83,7 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
                             ap_denominator=ap_denominator, nan_policy=nan_policy, convention=convention,
                             unjudged=unjudged, n_jobs=n_jobs, precision_denominator=precision_denominator,
                             recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                            stop_probability=stop_probability, average=average)
+                            stop_probability=stop_probability, average=average, all_relevant=all_relevant)
 
 
 @_document_parameters

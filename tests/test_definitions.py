@@ -333,3 +333,20 @@ def test_micro_average_is_the_same_on_every_path(monkeypatch):
 def test_micro_average_refuses_a_metric_without_a_denominator():
     with pytest.raises(ValueError, match="average='micro' pools .* 'ndcg@3' is a mean of per-query values"):
         evaluate([1, 0], [0.5, 0.2], metrics=["p@1", "ndcg@3"], average="micro")
+
+
+@pytest.mark.parametrize("all_relevant, expected", [("zero", 0.0), ("one", 1.0)])
+def test_auc_of_an_all_relevant_query(all_relevant, expected):
+    # query 1: one pair, ordered right; query 2: every candidate relevant (no pair)
+    y_true, y_score, qid = [1, 0, 1, 1], [0.9, 0.1, 0.5, 0.4], [1, 1, 2, 2]
+    report = evaluate(y_true, y_score, qid=qid, metrics=["auc"], all_relevant=all_relevant)
+    np.testing.assert_array_equal(report.per_query["auc"], [1.0, expected])
+    assert report.summary["auc"] == (1.0 + expected) / 2
+    with pytest.warns(Warning, match="undefined for 1 queries"):
+        skipped = evaluate(y_true, y_score, qid=qid, metrics=["auc"])
+    assert skipped.summary["auc"] == 1.0
+    # torchmetrics' RetrievalAUROC scores such a query 0
+    assert evaluate(y_true, y_score, qid=qid, metrics=["auc"], convention="torchmetrics").summary["auc"] == 0.5
+    matrix = evaluate(np.array([[1, 0], [1, 1]]), np.array([[0.9, 0.1], [0.5, 0.4]]), metrics=["auc"],
+                      all_relevant=all_relevant)
+    np.testing.assert_array_equal(matrix.per_query["auc"], [1.0, expected])
