@@ -346,3 +346,20 @@ def test_our_permutation_importance_by_both_routes(data):
     # the first repeat of the first feature, by hand: the rows of each query shuffled among themselves
     baseline = ndcg(model, data["features"], data["y"], data["qid"], np.arange(len(data["y"])))
     assert from_qid.importances_mean.max() > 0.05 and baseline > 0.5
+
+
+@pytest.mark.skipif(not SELECTORS_ROUTE, reason="the selectors route metadata from scikit-learn 1.6 on")
+def test_the_feature_selection_example_of_the_docs():
+    # docs/model_selection.rst marks the lines that need scikit-learn >= 1.6 with +SKIP: run them here.
+    import doctest
+    import pathlib
+
+    page = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "model_selection.rst").read_text(encoding="utf-8")
+    section = page.split("Feature selection by a ranking metric\n")[1].split(".. _model_selection_tools:")[0]
+    section = section.replace("  # doctest: +SKIP", "")
+    test = doctest.DocTestParser().get_doctest(section, {}, "feature selection", "model_selection.rst", 0)
+    assert sum("+SKIP" not in example.source for example in test.examples) == len(test.examples)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    with sklearn.config_context():
+        runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 10
