@@ -15,6 +15,7 @@ JavaScript and no network to show them.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -210,5 +211,34 @@ def generate_outputs(app):
         _run(["-m", "sklearn_rank", *arguments, "--plot", str(GENERATED / "cli" / name)], cwd=CLI_FILES)
 
 
+# A break opportunity after each underscore between two word characters of an identifier, in the
+# <span class="pre"> words of the inline code of a table.
+_UNDERSCORE_BREAK = re.compile(r"(?<=\w_)(?=\w)")
+_TABLE = re.compile(r"<table\b.*?</table>", re.DOTALL)
+_CODE_WORD = re.compile(r'<span class="pre">([^<]*)</span>')
+
+
+def break_identifiers_in_tables(app, pagename, templatename, context, doctree):
+    """Let a long identifier in a table cell wrap after an underscore, never inside a word.
+
+    The stylesheet keeps each word of inline code on one line (a phone showed
+    ``mean_reciprocal_ran`` and ``k`` on two lines); on its own that made the metric tables wider
+    than the text column at 1280 px (``adjusted_geometric_mean_rank_index``). In the page's HTML,
+    the word is cut into spans after each inner underscore with a ``<wbr>`` between them, so the
+    identifier wraps between its words. The doctree is untouched: the search index, the text and
+    what a reader copies stay the same.
+    """
+    body = context.get("body")
+    if not body or "<table" not in body:
+        return
+
+    def cut(match):
+        parts = _UNDERSCORE_BREAK.split(match.group(1))
+        return '<span class="pre">' + '</span><wbr><span class="pre">'.join(parts) + "</span>"
+
+    context["body"] = _TABLE.sub(lambda table: _CODE_WORD.sub(cut, table.group()), body)
+
+
 def setup(app):
     app.connect("builder-inited", generate_outputs)
+    app.connect("html-page-context", break_identifiers_in_tables)
