@@ -2,20 +2,21 @@
 Comparing two models
 ====================
 
-Is model A really better than model B? Two rankers, their per-query ``nDCG@10``, and the tests:
-paired Wilcoxon and permutation tests, a bootstrap interval, the corrected t test on
-cross-validation scores against the uncorrected one, and a Holm-corrected table for three
-models. See :doc:`/significance`.
+Is model A really better than model B? Two rankers, their per-query ``nDCG@10``, and the
+tests: paired Wilcoxon and permutation tests, a bootstrap interval, the corrected t test
+on cross-validation scores against the uncorrected one, and a Holm-corrected table for
+three models. See :doc:`/significance`.
 
 Two models are trained on the same training queries and evaluated on the same held-out
-queries. The difference of their mean ``nDCG@10`` alone says nothing about chance: the tests of
-``sklearn_rank.stats`` use the per-query values of the reports.
+queries. The difference of their mean ``nDCG@10`` alone says nothing about chance: the
+tests of ``sklearn_rank.stats`` use the per-query values of the reports.
 
-* ``compare(report_a, report_b, metric=...)``: the reports hold the same query ids, so the
-  values are paired by query and the paired Wilcoxon signed-rank test runs (a permutation test
-  of the mean difference is one option away);
+* ``compare(report_a, report_b, metric=...)``: the reports hold the same query ids, so
+  the values are paired by query and the paired Wilcoxon signed-rank test runs (a
+  permutation test of the mean difference is one option away);
 * ``bootstrap_ci``: a confidence interval for the per-query differences;
-* ``corrected_ttest``: the Nadeau-Bengio test for cross-validation scores, whose folds overlap;
+* ``corrected_ttest``: the Nadeau-Bengio test for cross-validation scores, whose folds
+  overlap;
 * ``compare_many``: a third model, every pair tested, p-values corrected (Holm).
 
 Run: python examples/compare_two_models.py
@@ -53,7 +54,8 @@ models = {
     "knn5": RankingEvaluator(knn(5)),
 }
 reports = {
-    name: model.fit(X_train, y_train).evaluate(X_test, y_test, metrics=["ndcg@10", "mrr"])
+    name: model.fit(X_train, y_train).evaluate(
+        X_test, y_test, metrics=["ndcg@10", "mrr"])
     for name, model in models.items()
 }
 print(f"{len(np.unique(qid[test]))} held-out queries; mean nDCG@10: "
@@ -82,8 +84,9 @@ print(f"verdict at the 0.05 level: {verdict}")
 # %%
 # Query by query
 # --------------
-# Each point is one held-out query: its ``nDCG@10`` under ridge (x) and under knn15 (y). Points
-# below the diagonal are queries ridge ranks better. Drawn when matplotlib is installed.
+# Each point is one held-out query: its ``nDCG@10`` under ridge (x) and under knn15
+# (y). Points below the diagonal are queries ridge ranks better. Drawn when matplotlib
+# is installed.
 if importlib.util.find_spec("matplotlib") is not None:
     import matplotlib.pyplot as plt
 

@@ -2,19 +2,20 @@
 Learning to rank with RankingEvaluator
 ======================================
 
-A grid search on ``nDCG@10`` with folds of whole queries, then a held-out report for a regressor,
-the best gradient-boosting model, ``LGBMRanker`` and ``XGBRanker``, against the random baseline.
-See :doc:`/model_selection`.
+A grid search on ``nDCG@10`` with folds of whole queries, then a held-out report for a
+regressor, the best gradient-boosting model, ``LGBMRanker`` and ``XGBRanker``, against
+the random baseline. See :doc:`/model_selection`.
 
-``make_ranking`` generates queries with 10 to 30 candidates each, graded 0-3, as a DataFrame
-whose ``qid`` column holds the query id. ``RankingEvaluator`` wraps a model so that its
-``score`` is a ranking metric: it reads the query ids from the ``qid`` column and strips that
-column before the model sees X. ``QueryGroupKFold`` keeps every query whole in one fold.
+``make_ranking`` generates queries with 10 to 30 candidates each, graded 0-3, as a
+DataFrame whose ``qid`` column holds the query id. ``RankingEvaluator`` wraps a model so
+that its ``score`` is a ranking metric: it reads the query ids from the ``qid`` column
+and strips that column before the model sees X. ``QueryGroupKFold`` keeps every query
+whole in one fold.
 
-A regressor learns the grades row by row (pointwise). LightGBM's and XGBoost's rankers learn
-the order within each query (LambdaMART); the evaluator sorts the rows by query and hands them
-their ``group`` sizes or ``qid`` array. They run when the libraries are installed (the test
-extras install both).
+A regressor learns the grades row by row (pointwise). LightGBM's and XGBoost's rankers
+learn the order within each query (LambdaMART); the evaluator sorts the rows by query
+and hands them their ``group`` sizes or ``qid`` array. They run when the libraries are
+installed (the test extras install both).
 
 Run: python examples/learning_to_rank.py
 """
@@ -59,7 +60,8 @@ print(f"best: {search.best_params_}")
 # %%
 # Models evaluated on the held-out queries
 # ----------------------------------------
-# The search refitted its best model on all the training queries; the others are fitted here.
+# The search refitted its best model on all the training queries; the other models
+# are fitted here.
 models = {
     "Ridge": RankingEvaluator(Ridge(alpha=1.0)),
     "HistGradientBoosting (best)": search.best_estimator_,
@@ -88,7 +90,8 @@ for name, model in models.items():
 
 # A model that has learnt nothing gives every candidate the same score: with
 # ties="expected" it scores exactly the metric of a random ordering.
-constant = evaluate(y_test.to_numpy(), np.zeros(len(y_test)), qid=qid[test], metrics=metrics)
+constant = evaluate(y_test.to_numpy(), np.zeros(len(y_test)), qid=qid[test],
+                    metrics=metrics)
 print(f"  {'constant score (random baseline)':<34}"
       + "".join(f"{constant.summary[m]:>10.4f}" for m in metrics))
 for name in ("lightgbm", "xgboost"):
@@ -110,11 +113,13 @@ if importlib.util.find_spec("matplotlib") is not None:
         ax.bar(positions + (i - (len(summaries) - 1) / 2) * width,
                [summary[m] for m in metrics], width, label=name)
     for position, metric in zip(positions, metrics):
-        ax.hlines(constant.summary[metric], position - 0.4, position + 0.4, colors="black",
-                  linestyles="dashed", label="random baseline" if position == 0 else None)
+        ax.hlines(constant.summary[metric], position - 0.4, position + 0.4,
+                  colors="black", linestyles="dashed",
+                  label="random baseline" if position == 0 else None)
     ax.set_xticks(positions, metrics)
     ax.set_ylim(0, 1)
     ax.set_ylabel("mean over the held-out queries")
     ax.set_title("Held-out ranking metrics")
-    ax.legend(loc="lower right", fontsize="small")
+    # the legend below the axes: inside, it covered the bars of the last metric
+    fig.legend(loc="outside lower center", ncols=3, fontsize="small")
     plt.show()

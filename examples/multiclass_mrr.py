@@ -2,19 +2,19 @@
 Multiclass MRR: the rank of the true class
 ==========================================
 
-MRR, ``hits@k`` and mean rank of two classifiers on scikit-learn's digits, against accuracy and
-``top_k_accuracy_score``; what ties do to a classifier whose probabilities saturate; MRR as a
-cross-validation score. See :doc:`/layouts` (label index).
+MRR, ``hits@k`` and mean rank of two classifiers on scikit-learn's digits, against
+accuracy and ``top_k_accuracy_score``; what ties do to a classifier whose probabilities
+saturate; MRR as a cross-validation score. See :doc:`/layouts` (label index).
 
-Accuracy only asks whether the true class came first. The rank of the true class among all
-classes says more: MRR, ``hits@3`` (top-3 accuracy) and the mean rank. Each image is one query
-whose candidates are the ten classes, scored by ``predict_proba`` (the label-index layout,
-with ``labels=`` naming the columns).
+Accuracy only asks whether the true class came first. The rank of the true class among
+all classes says more: MRR, ``hits@3`` (top-3 accuracy) and the mean rank. Each image is
+one query whose candidates are the ten classes, scored by ``predict_proba`` (the
+label-index layout, with ``labels=`` naming the columns).
 
-``hits@1`` is accuracy and ``hits@k`` is scikit-learn's ``top_k_accuracy_score`` when no two classes
-tie. Gaussian naive Bayes saturates probabilities to exactly 0.0 or 1.0, so classes tie; when
-the true class is among them, the tie policy matters, and ``ties="expected"`` (the default)
-gives the mean over every order of the tied classes.
+``hits@1`` is accuracy and ``hits@k`` is scikit-learn's ``top_k_accuracy_score`` when no
+two classes tie. Gaussian naive Bayes saturates probabilities to exactly 0.0 or 1.0, so
+classes tie; when the true class is among them, the tie policy matters, and
+``ties="expected"`` (the default) gives the mean over every order of the tied classes.
 
 Finally, ``make_ranking_scorer("mrr")`` cross-validates a classifier on MRR directly.
 
@@ -44,7 +44,8 @@ print(f"digits: {X.shape[0]} images, {classes.size} classes; "
 # The rank of the true class against accuracy
 # -------------------------------------------
 models = {
-    "LogisticRegression": make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)),
+    "LogisticRegression": make_pipeline(StandardScaler(),
+                                        LogisticRegression(max_iter=1000)),
     "GaussianNB": GaussianNB(),
 }
 metrics = ["mrr", "hits@1", "hits@3", "mr"]
@@ -68,26 +69,31 @@ for name, model in models.items():
 for name, proba in probabilities.items():
     true_score = proba[np.arange(len(y)), np.searchsorted(classes, y)]
     tied = ((proba == true_score[:, None]).sum(axis=1) > 1).mean()
-    print(f"\n{name}: true class tied with another class in {100 * tied:.1f}% of the images")
+    print(f"\n{name}: true class tied with another class in {100 * tied:.1f}% "
+          "of the images")
     for ties in ["optimistic", "expected", "realistic", "pessimistic"]:
         values = evaluate(y, proba, labels=classes, metrics=["mrr", "hits@3"],
                           ties=ties).summary
-        print(f"  ties={ties!r:<14} mrr {values['mrr']:.4f}   hits@3 {values['hits@3']:.4f}")
+        print(f"  ties={ties!r:<14} mrr {values['mrr']:.4f}   "
+              f"hits@3 {values['hits@3']:.4f}")
 
 # %%
 # ``hits@k`` against k
 # --------------------
-# The share of images whose true class is among the k best-scored classes (the cumulative
-# match curve); ``hits@10`` is 1, as there are ten classes. Drawn when matplotlib is installed.
+# The share of images whose true class is among the k best-scored classes (the
+# cumulative match curve); ``hits@10`` is 1, as there are ten classes. Drawn when
+# matplotlib is installed.
 if importlib.util.find_spec("matplotlib") is not None:
     import matplotlib.pyplot as plt
 
     ks = np.arange(1, classes.size + 1)
     fig, ax = plt.subplots(figsize=(6, 4), layout="constrained")
     for name, proba in probabilities.items():
-        summary = evaluate(y, proba, labels=classes, metrics=[f"hits@{k}" for k in ks]).summary
+        summary = evaluate(y, proba, labels=classes,
+                           metrics=[f"hits@{k}" for k in ks]).summary
         ax.plot(ks, [summary[f"hits@{k}"] for k in ks], marker="o", label=name)
-    ax.plot(ks, ks / classes.size, color="gray", linestyle="dashed", label="random ranking")
+    ax.plot(ks, ks / classes.size, color="gray", linestyle="dashed",
+            label="random ranking")
     ax.set_xticks(ks)
     ax.set_xlabel("k")
     ax.set_ylabel("hits@k")
