@@ -23,6 +23,18 @@ def run_main(capsys, *args):
     return code, captured.out, captured.err
 
 
+def footers(text):
+    """The footer under each table of compare's text output, its wrapped lines joined: (lines, joined)."""
+    lines, found = text.splitlines(), []
+    for i, line in enumerate(lines):
+        if line.startswith("(p-values adjusted with "):
+            end = i + 1
+            while end < len(lines) and lines[end].startswith(" ") and not lines[end - 1].endswith(")"):
+                end += 1
+            found.append((lines[i:end], " ".join(part.strip() for part in lines[i:end])))
+    return found
+
+
 def _runs(tmp_path, n_runs=3, n_queries=15, seed=11):
     """Qrels and ``n_runs`` runs of increasing noise, as TREC files."""
     rng = np.random.default_rng(seed)
@@ -106,7 +118,11 @@ def test_several_metrics_in_text_give_one_table_each_and_say_how_they_were_corre
         assert cells[:3] == [a, b, "wilcoxon"]
         assert float(cells[5]) == pytest.approx(result.pvalue, rel=1e-3)
         assert float(cells[6]) == pytest.approx(min(1.0, 2 * result.pvalue), rel=1e-3)
-    assert "bonferroni across all 2 comparisons of the 2 metrics" in out
+    # one footer per table, wrapped to an 88-column terminal (it was one line of 150 characters)
+    assert [joined for _, joined in footers(out)] == [
+        "(p-values adjusted with bonferroni across all 2 comparisons of the 2 metrics; effect: "
+        "rank_biserial; win/tie/loss: queries where a is higher, equal, lower)"] * 2
+    assert all(len(wrapped) == 2 and max(map(len, wrapped)) <= 88 for wrapped, _ in footers(out))
 
 
 def test_several_metrics_in_csv_lead_each_row_with_its_metric(tmp_path, capsys):
@@ -138,7 +154,10 @@ def test_one_metric_keeps_its_output(tmp_path, capsys):
     code, text, err = run_main(capsys, "compare", *paths, "-m", "mrr")
     assert code == 0, err
     assert "across all" not in text
-    assert any(line.startswith("(p-values adjusted with holm; effect:") for line in text.splitlines())
+    (wrapped, joined), = footers(text)
+    assert joined == ("(p-values adjusted with holm; effect: rank_biserial; win/tie/loss: queries where a is "
+                      "higher, equal, lower)")
+    assert max(map(len, wrapped)) <= 88
 
 
 def test_resampling_tests_of_the_first_metric_draw_as_with_that_metric_alone(tmp_path, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -15,6 +16,10 @@ from ._figures import _comparison_figure, _plot_setup, _save_figure
 from ._options import (UsageError, _gain, _is_input_error, _nan_policy, _read_table_inputs, _read_trec,
                        _refuse_table_options, _table_ties, _trec_ties, _with_query_ids)
 from ._output import _csv_text, _json, _jsonable, _write
+
+
+# The width the footer under each comparison table is wrapped to: an 88-column terminal.
+FOOTER_WIDTH = 88
 
 
 class _Values:
@@ -184,8 +189,12 @@ def _format_comparison(compared, reports, fmt):
         counts = ", ".join(part + (f" ({kind})" if paired and unpaired else "") for part, kind, used in (
             ("queries where a is higher, equal, lower", "paired", paired),
             ("all cross pairs of values a_i, b_j", "unpaired", unpaired)) if used)
-        lines.append(f"(p-values adjusted with {adjusted}; effect: "
-                     f"{records[0]['effect_size_name'] if records else ''}; win/tie/loss: {counts})")
+        footer = (f"(p-values adjusted with {adjusted}; effect: "
+                  f"{records[0]['effect_size_name'] if records else ''}; win/tie/loss: {counts})")
+        # wrapped to an 88-column terminal (one line took 107 to about 200 characters), the continuation
+        # indented inside the parenthesis; words and hyphenated names (p-values) are never cut
+        lines += textwrap.wrap(footer, width=FOOTER_WIDTH, subsequent_indent=" ", break_long_words=False,
+                               break_on_hyphens=False)
         # a small p-value beside an estimate near 0: most pairs are equal, and Wilcoxon ranks the others
         for r in records:
             if r["paired"] and 0 < r["ties"] < r["n_a"] and 2 * r["ties"] > r["n_a"]:
