@@ -16,7 +16,16 @@ The checks:
   several lines that a simple table split into rows of its own), and the tables named in
   ``TABLE_ROWS`` have exactly their number of body rows;
 * every page that shows a code block loads sphinx-copybutton's script and style sheet, and both
-  files exist in the build.
+  files exist in the build;
+* figures are present on the pages that draw: a page whose source (``_sources/`` of the build)
+  has image, figure or plot directives, sphinx-gallery's images or gallery thumbnails renders at
+  least as many ``<img>`` whose file exists; a guide page whose code draws (matplotlib, a
+  Display) shows at least one; no page refers to an image file that does not exist;
+* code width: no line of a code block (program output aside) on a page of the gallery or of the
+  guides (the top-level pages) is longer than ``CODE_WIDTH`` (88) characters; each long line is
+  reported with its block and line number. ``CODE_WIDTH_TOLERATED`` lists the pages whose long
+  lines predate the check: such a page fails only when it has more than listed, and its long
+  lines are printed as notes.
 
 Standard library only, so that it runs wherever the docs were built.
 """
@@ -47,6 +56,34 @@ METRIC_NAME = re.compile(r"[A-Za-z][\w.-]*@(?:\d+|[A-Za-z])")
 TABLE_ROWS = {"architecture.html": {"entry-points": 9}}
 # The assets of sphinx-copybutton, loaded by every page that shows a code block.
 COPYBUTTON = ("copybutton.js", "copybutton.css")
+# What puts a figure on a page, in its reStructuredText source: each directive renders one image
+# at least (a plot directive whose code draws nothing renders none), as does each thumbnail of a
+# gallery index (raw HTML that sphinx-gallery writes around an image directive of its own, so a
+# thumbnail and its directive count once).
+FIGURE_DIRECTIVE = re.compile(r"^[ \t]*\.\. (?:image|figure|plot|image-sg)::", re.MULTILINE)
+THUMBNAIL = re.compile(r'class="sphx-glr-thumbcontainer"')
+# The widest code line a reader sees without scrolling: 88 characters (about 105 fit the text
+# column at a 1280 px window; a phone scrolls anyway).
+CODE_WIDTH = 88
+# Code blocks that hold a program's output rather than code: the gallery's printed output and the
+# command-line session (their wrapping is the stylesheet's business, docs/_static/custom.css).
+OUTPUT_CLASSES = {"sphx-glr-script-out", "program-output"}
+# Pages whose long code lines predate the code-width check (issue 25), on pages its change did not
+# edit: {page: number of long lines tolerated}. A page fails when it has more; its long lines are
+# printed as notes until they are rewrapped and the entry removed.
+CODE_WIDTH_TOLERATED = {
+    "cli.html": 3,
+    "conventions.html": 9,
+    "filtered.html": 8,
+    "layouts.html": 1,
+    "lightgbm_xgboost.html": 15,
+    "metrics.html": 1,
+    "model_selection.html": 7,
+    "performance.html": 3,
+    "scaling.html": 17,
+    "significance.html": 19,
+    "ties.html": 1,
+}
 
 
 class _Page(HTMLParser):
@@ -69,7 +106,10 @@ class _Page(HTMLParser):
         self.tables = []          # {"classes": [...], "rows": [[cell text, ...], ...]} of every table
         self.assets = []          # src of every <script>, href of every <link rel="stylesheet">
         self.code_blocks = 0      # <div class="highlight..."> blocks
+        self.blocks = []          # {"output": bool, "text": str} of every <pre> of a code block
         self._tables = []         # stack of open tables (nested tables are tables of their own)
+        self._classes = []        # classes of each open element, outermost first
+        self._block = None        # the entry of self.blocks whose <pre> is open
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -91,6 +131,12 @@ class _Page(HTMLParser):
         if tag in VOID:
             return
         self._depth += 1
+        self._classes.append(classes)
+        if tag == "pre":
+            enclosing = {name for open_classes in self._classes for name in open_classes}
+            if any(name.startswith("highlight") for name in enclosing):
+                self._block = {"output": bool(enclosing & OUTPUT_CLASSES), "text": ""}
+                self.blocks.append(self._block)
         if "math-error" in classes:
             self.math_errors += 1
         if "sphx-glr-thumbcontainer" in classes and self._thumb_depth is None:
@@ -140,6 +186,7 @@ class _Page(HTMLParser):
             self._skip.pop()
         if tag == "pre" and self._pre:
             self._pre -= 1
+            self._block = None
         if tag == "a" and self._link is not None:
             self.mailto.append(tuple(self._link))
             self._link = None
@@ -147,6 +194,8 @@ class _Page(HTMLParser):
             if not self._thumb_has_image:
                 self.thumbnails.append("")
             self._thumb_depth = None
+        if self._classes:
+            self._classes.pop()
         self._depth -= 1
 
     def handle_data(self, data):
@@ -156,6 +205,8 @@ class _Page(HTMLParser):
             self._link[1] += data
         if self._pre:
             self.code.append(data)
+            if self._block is not None:
+                self._block["text"] += data
         if not self._skip:
             self.text.append(data)
 
@@ -262,6 +313,54 @@ def gallery_example_problems(html, page_path):
     return problems
 
 
+def figure_problems(html, page_path, source=None, guide=False):
+    """Figures missing from a page that draws.
+
+    ``source`` is the page's source as Sphinx copied it (None when the build has none): each
+    image, figure or plot directive and each gallery thumbnail in it must render an ``<img>``
+    whose file exists. On a guide page (``guide=True``), code that draws (matplotlib, a Display)
+    must come with at least one such image.
+    """
+    page = parse(html)
+    shown = [src for src in page.images if (_local_file(src, page_path) or Path()).is_file()]
+    problems = []
+    if source is not None:
+        declared = max(len(FIGURE_DIRECTIVE.findall(source)), len(THUMBNAIL.findall(source)))
+        if len(shown) < declared:
+            problems.append(f"the source puts {declared} figure(s) on the page (image, figure or plot "
+                            f"directives, gallery images or thumbnails) but it shows {len(shown)} "
+                            f"existing image(s)")
+    if guide and not shown and DRAWS.search("".join(page.code)):
+        problems.append("the page's code draws a figure but the page shows no image")
+    return problems
+
+
+def code_width_problems(html, limit=CODE_WIDTH):
+    """Lines of a page's code blocks longer than ``limit`` characters (program output aside).
+
+    Each problem names the code block (counted from 1 in page order, output blocks not counted),
+    the line in it, its length and its beginning.
+    """
+    problems = []
+    blocks = [block for block in parse(html).blocks if not block["output"]]
+    for number, block in enumerate(blocks, 1):
+        for line_number, line in enumerate(block["text"].splitlines(), 1):
+            if len(line) > limit:
+                problems.append(f"code block {number}, line {line_number}: {len(line)} characters "
+                                f"(at most {limit}): {line.strip()[:60]!r}")
+    return problems
+
+
+def page_source(build_dir, name):
+    """The source Sphinx copied for a page (``_sources/<page>.rst.txt``), or None."""
+    stem = Path(name).with_suffix("")
+    folder = Path(build_dir) / "_sources" / stem.parent
+    for path in sorted(folder.glob(f"{stem.name}.*")):
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    return None
+
+
 def gallery_index_problems(html, page_path, n_examples):
     """The gallery index has one thumbnail per example, each an existing image."""
     thumbnails = parse(html).thumbnails
@@ -275,8 +374,13 @@ def gallery_index_problems(html, page_path, n_examples):
     return problems
 
 
-def check(build_dir, gallery="auto_examples"):
-    """Every problem of a built documentation, as ``(page, problem)`` pairs."""
+def check(build_dir, gallery="auto_examples", notes=None):
+    """Every problem of a built documentation, as ``(page, problem)`` pairs.
+
+    ``notes``, a list, receives ``(page, note)`` pairs that are not failures: the long code lines
+    of the pages ``CODE_WIDTH_TOLERATED`` lists.
+    """
+    notes = [] if notes is None else notes
     build_dir = Path(build_dir)
     pages = sorted(build_dir.rglob("*.html"))
     if not pages:
@@ -292,8 +396,21 @@ def check(build_dir, gallery="auto_examples"):
         found = raw_math(html) + metric_mailto_links(html)
         found += table_row_problems(html, TABLE_ROWS.get(name))
         found += copybutton_problems(html, path)
-        if path.parent == gallery_dir and path.name != "index.html":
+        guide = path.parent == build_dir and path.name not in ("genindex.html", "search.html",
+                                                               "py-modindex.html")
+        example = path.parent == gallery_dir and path.name != "index.html"
+        found += figure_problems(html, path, page_source(build_dir, name), guide=guide)
+        if example:
             found += gallery_example_problems(html, path)
+        elif path.parent != gallery_dir:  # the gallery's pages check their images above and below
+            found += missing_images(html, path)
+        if guide or example:
+            width = code_width_problems(html)
+            tolerated = CODE_WIDTH_TOLERATED.get(name, 0)
+            if len(width) > tolerated:
+                found += width
+            else:
+                notes += [(name, f"{problem} (one of {tolerated} tolerated)") for problem in width]
         problems += [(name, problem) for problem in found]
     index = gallery_dir / "index.html"
     if not index.is_file():
@@ -312,7 +429,10 @@ def main(argv=None):
     if len(argv) != 1:
         print("usage: python docs/check_rendered.py BUILD_DIR", file=sys.stderr)
         return 2
-    problems = check(argv[0])
+    notes = []
+    problems = check(argv[0], notes=notes)
+    for page, note in notes:
+        print(f"note: {page}: {note}")
     for page, problem in problems:
         print(f"{page}: {problem}")
     n_pages = sum(1 for _ in Path(argv[0]).rglob("*.html"))

@@ -5,6 +5,7 @@ that each of its checks is seen to fail on what it must reject and to pass on wh
 """
 
 import importlib.util
+import os
 import re
 import sys
 from pathlib import Path
@@ -250,6 +251,206 @@ def test_code_page_without_copybutton_fails(tmp_path):
         (tmp_path / "_static" / asset).write_text("", encoding="utf-8")
     assert checker.copybutton_problems(page(PRINTING_CODE, head=head), path) == []
     assert checker.copybutton_problems(page("<p>prose only</p>"), path) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# figures on the pages that draw
+# ---------------------------------------------------------------------------------------------
+
+def guide_build(tmp_path, pages, sources=(), images=()):
+    """A fake build: a gallery that passes, pages {name: body} (with the copy button's assets), their
+    copied sources {name: text}, image files in _images/."""
+    build(tmp_path, {"report": PRINTING_CODE}, index_body=thumbnail("report"),
+          images=["sphx_glr_report_thumb.png", *images])
+    for name, body in pages.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = COPYBUTTON_HEAD.replace("../", "../" * (len(Path(name).parts) - 1))
+        path.write_text(page(body, head=head), encoding="utf-8")
+    for name, text in dict(sources).items():
+        path = tmp_path / "_sources" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+PLOTTING_SOURCE = ("Plotting\n========\n\n.. figure:: /auto_examples/images/sphx_glr_plot_a_001.png\n\n"
+                   "   A histogram.\n\nText.\n\n   .. image:: /_static/curve.png\n      :alt: a curve\n")
+
+
+def test_page_whose_source_has_figures_must_show_them(tmp_path):
+    def problems(images):
+        body = "".join(f'<figure><img src="_images/{name}" /></figure>' for name in images)
+        root = tmp_path / "-".join(images)
+        root.mkdir()
+        guide_build(root, {"plotting.html": body}, {"plotting.rst.txt": PLOTTING_SOURCE},
+                    images=["hist.png", "curve.png"])
+        return checker.check(root)
+
+    assert problems(["hist.png", "curve.png"]) == []
+    # The figure directive rendered nothing (what the plotting guide showed: no figure at all).
+    assert problems(["hist.png"]) == [("plotting.html", "the source puts 2 figure(s) on the page (image, figure "
+                                       "or plot directives, gallery images or thumbnails) but it shows 1 "
+                                       "existing image(s)")]
+    # An <img> whose file is missing is no figure, and is reported as missing.
+    assert problems(["hist.png", "gone.png"]) == [
+        ("plotting.html", "the source puts 2 figure(s) on the page (image, figure or plot directives, gallery "
+                          "images or thumbnails) but it shows 1 existing image(s)"),
+        ("plotting.html", "image '_images/gone.png' does not exist")]
+
+
+def test_plot_directive_and_gallery_images_count_as_figures():
+    source = ".. plot::\n\n   plt.plot([1, 2])\n\n.. image-sg:: /auto_examples/images/sphx_glr_a_001.png\n"
+    problems = checker.figure_problems(page("<p>no image</p>"), Path("x.html"), source)
+    assert problems == ["the source puts 2 figure(s) on the page (image, figure or plot directives, gallery "
+                        "images or thumbnails) but it shows 0 existing image(s)"]
+    assert checker.figure_problems(page("<p>no image</p>"), Path("x.html"), "Text only.\n") == []
+
+
+def test_gallery_index_source_counts_each_thumbnail_once(tmp_path):
+    thumb_source = ('.. raw:: html\n\n    <div class="sphx-glr-thumbcontainer" tooltip="x">\n\n'
+                    ".. only:: html\n\n  .. image:: /auto_examples/images/thumb/sphx_glr_{0}_thumb.png\n"
+                    "    :alt:\n\n  :doc:`/auto_examples/{0}`\n\n.. raw:: html\n\n    </div>\n")
+    source = thumb_source.format("a") + thumb_source.format("b")
+    index = tmp_path / "auto_examples" / "index.html"
+    index.parent.mkdir()
+    (tmp_path / "_images").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "_images" / f"sphx_glr_{name}_thumb.png").write_bytes(b"\x89PNG")
+    assert checker.figure_problems(page(thumbnail("a") + thumbnail("b")), index, source) == []
+    assert checker.figure_problems(page(thumbnail("a")), index, source) == [
+        "the source puts 2 figure(s) on the page (image, figure or plot directives, gallery images or "
+        "thumbnails) but it shows 1 existing image(s)"]
+
+
+def test_guide_page_whose_code_draws_must_show_an_image(tmp_path):
+    doctest = ('<div class="doctest highlight-default notranslate"><div class="highlight"><pre>'
+               "&gt;&gt;&gt; import matplotlib\n&gt;&gt;&gt; display = RankDistributionDisplay.from_predictions(y, s)"
+               "</pre></div></div>")
+    root = guide_build(tmp_path, {"plotting.html": doctest, "api/plot.html": doctest},
+                       {"plotting.rst.txt": "Plotting\n", "api/plot.rst.txt": "API\n"})
+    # The API reference's examples draw off screen; a guide that draws shows what it draws.
+    assert checker.check(root) == [("plotting.html", "the page's code draws a figure but the page shows no image")]
+    assert checker.figure_problems(page(doctest + '<img src="_images/a.png" />'), root / "plotting.html",
+                                   guide=True) == ["the page's code draws a figure but the page shows no image"]
+    (root / "_images" / "a.png").write_bytes(b"\x89PNG")
+    assert checker.figure_problems(page(doctest + '<img src="_images/a.png" />'), root / "plotting.html",
+                                   guide=True) == []
+
+
+def test_page_source_is_found_in_the_build(tmp_path):
+    root = guide_build(tmp_path, {}, {"plotting.rst.txt": "P\n", "auto_examples/a.rst.txt": "A\n"})
+    assert checker.page_source(root, "plotting.html") == "P\n"
+    assert checker.page_source(root, "auto_examples/a.html") == "A\n"
+    assert checker.page_source(root, "missing.html") is None
+
+
+# ---------------------------------------------------------------------------------------------
+# code width
+# ---------------------------------------------------------------------------------------------
+
+def code_block(lines, cls="highlight-python notranslate"):
+    text = "\n".join(lines).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<div class="{cls}"><div class="highlight"><pre><span></span>{text}\n</pre></div></div>'
+
+
+def test_code_line_over_88_characters_fails():
+    long_line = "x = evaluate(y_true, y_score, qid=qid, metrics=['mrr', 'map', 'ndcg@10'], ties='optimal')"
+    assert len(long_line) == 89
+    html = page(code_block(["import numpy as np", "a" * 88]) + "<p>prose</p>"
+                + code_block([">>> from sklearn_rank import evaluate", ">>> " + long_line[:20], long_line],
+                             cls="doctest highlight-default notranslate"))
+    assert checker.code_width_problems(html) == [
+        f"code block 2, line 3: 89 characters (at most 88): {long_line[:60]!r}"]
+    assert checker.code_width_problems(page(code_block(["a" * 88]))) == []
+
+
+def test_program_output_is_not_held_to_the_code_width():
+    output = "Ridge vs HistGradientBoosting on per-query ndcg@10: wilcoxon (paired), p = 0.000893 " * 2
+    html = page(code_block(["$ sklearn-rank demo", output], cls="program-output highlight-text notranslate")
+                + '<div class="sphx-glr-script-out highlight-none notranslate"><div class="highlight">'
+                  f"<pre><span></span>{output}</pre></div></div>"
+                + "<pre>" + output + "</pre>")       # a <pre> outside a code block
+    assert checker.code_width_problems(html) == []
+    # A code block after the output is counted from 1 among the code blocks.
+    assert checker.code_width_problems(html + code_block(["b" * 90])) == [
+        f"code block 1, line 1: 90 characters (at most 88): {'b' * 60!r}"]
+
+
+def test_code_width_is_checked_on_the_gallery_and_the_guides(tmp_path):
+    long_block = code_block(["ok = 1", "y" * 100])
+    root = build(tmp_path, {"example": long_block}, index_body=thumbnail("example"),
+                 images=["sphx_glr_example_thumb.png"])
+    (root / "guide.html").write_text(page(long_block, head=COPYBUTTON_HEAD.replace("../", "")),
+                                     encoding="utf-8")
+    (root / "api").mkdir()
+    (root / "api" / "reference.html").write_text(page(long_block, head=COPYBUTTON_HEAD), encoding="utf-8")
+    problem = f"code block 1, line 2: 100 characters (at most 88): {'y' * 60!r}"
+    # The API reference (docstring examples) is left out; the gallery and the top-level guides are not.
+    assert checker.check(root) == [("auto_examples/example.html", problem), ("guide.html", problem)]
+    assert checker.main([str(root)]) == 1
+
+
+def test_tolerated_long_lines_are_notes_until_there_are_more(tmp_path, monkeypatch, capsys):
+    root = guide_build(tmp_path, {"guide.html": code_block(["z" * 90]) + code_block(["w" * 91])})
+    first = f"code block 1, line 1: 90 characters (at most 88): {'z' * 60!r}"
+    second = f"code block 2, line 1: 91 characters (at most 88): {'w' * 60!r}"
+    monkeypatch.setattr(checker, "CODE_WIDTH_TOLERATED", {"guide.html": 2})
+    notes = []
+    assert checker.check(root, notes=notes) == []
+    assert notes == [("guide.html", f"{first} (one of 2 tolerated)"), ("guide.html", f"{second} (one of 2 tolerated)")]
+    assert checker.main([str(root)]) == 0
+    assert f"note: guide.html: {first} (one of 2 tolerated)" in capsys.readouterr().out
+    # One more long line than tolerated: the page fails, with every long line.
+    monkeypatch.setattr(checker, "CODE_WIDTH_TOLERATED", {"guide.html": 1})
+    assert checker.check(root) == [("guide.html", first), ("guide.html", second)]
+
+
+# ---------------------------------------------------------------------------------------------
+# identifiers in tables: whole words on a phone, a table that scrolls rather than overflows
+# ---------------------------------------------------------------------------------------------
+
+def test_stylesheet_scrolls_wide_tables_and_never_breaks_identifiers_inside_words():
+    css = re.sub(r"/\*.*?\*/", "", (DOCS / "_static" / "custom.css").read_text(encoding="utf-8"), flags=re.S)
+    rules = [(selector.strip(), body) for selector, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css)]
+    table_rules = [body for selector, body in rules if "table" in selector]
+    assert table_rules and not any("anywhere" in body or "break-all" in body for body in table_rules)
+    assert any("pst-scrollable-table-container" in selector and "overflow-x: auto" in body
+               for selector, body in rules)
+    # Code in a table cell stays on one line between the break opportunities conf.py inserts.
+    assert any(selector.endswith("code.literal span.pre") and "white-space: nowrap" in body
+               for selector, body in rules)
+
+
+def test_identifiers_in_tables_may_wrap_after_an_underscore_only(monkeypatch):
+    pytest.importorskip("sphinx")
+    # docs/conf.py puts its folders on sys.path and sets a default OMP_NUM_THREADS: undone after.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setenv("OMP_NUM_THREADS", os.environ.get("OMP_NUM_THREADS", "1"))
+    conf = _load("docs_conf", DOCS / "conf.py")
+
+    def literal(text):
+        return ('<code class="docutils literal notranslate">'
+                + " ".join(f'<span class="pre">{word}</span>' for word in text.split()) + "</code>")
+
+    prose = f"<p>In prose: {literal('mean_reciprocal_rank')}.</p>"
+    body = (f"{prose}<table class='metric-table table'><tbody><tr><td><p>{literal('mrr@k')}</p></td>"
+            f"<td><p>{literal('adjusted_geometric_mean_rank_index')}, {literal('_private')}, "
+            f"{literal('sklearn-rank evaluate --exclude_col x')}</p></td></tr></tbody></table>{prose}")
+    context = {"body": body}
+    conf.break_identifiers_in_tables(None, "metrics", "page.html", context, None)
+    html = context["body"]
+    assert html.startswith(prose) and html.endswith(prose)      # outside tables: unchanged
+    assert ('<span class="pre">adjusted_</span><wbr><span class="pre">geometric_</span><wbr>'
+            '<span class="pre">mean_</span><wbr><span class="pre">rank_</span><wbr><span class="pre">index</span>'
+            in html)
+    assert literal("mrr@k") in html and literal("_private") in html     # no inner underscore: unchanged
+    assert '<span class="pre">--exclude_</span><wbr><span class="pre">col</span>' in html
+    # What a reader sees and copies is the same text.
+    assert re.sub(r"<[^>]+>", "", html) == re.sub(r"<[^>]+>", "", body)
+    context = {"body": prose}
+    conf.break_identifiers_in_tables(None, "index", "page.html", context, None)
+    assert context["body"] == prose
 
 
 # ---------------------------------------------------------------------------------------------
