@@ -44,6 +44,7 @@ DEFINITION_OPTIONS = dict(ap_denominator=AP_DENOMINATORS, precision_denominator=
                           recall_denominator=RECALL_DENOMINATORS, discount=DISCOUNTS, ideal_dcg=IDEAL_DCGS,
                           stop_probability=STOP_PROBABILITIES, average=("macro", "micro"),
                           all_relevant=("skip", "zero", "one"))
+DEFINITION_DEFAULTS = {name: str(_D[name]) for name in DEFINITION_OPTIONS}
 # The options of :func:`plan` that hold for every part of an evaluation alike: what the split back ends
 # (``evaluate_batches``, ``evaluate_blocks``, Dask, Spark) forward.
 PLAN_OPTIONS = ("ties", "relevance_level", "gain", "no_relevant", "targets", "nan_policy", "convention",

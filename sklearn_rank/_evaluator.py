@@ -12,7 +12,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._conventions import default_options
-from ._engine import evaluate as engine_evaluate, read_scorer_name
+from ._engine import DEFINITION_DEFAULTS, DEFINITION_OPTIONS, evaluate as engine_evaluate, read_scorer_name
 from ._inputs import _query_codes
 from ._estimator_inputs import (as_2d, check_qid_spec, describe_missing_qid, drop_column, qid_column_position,
                                 ranking_inputs, read_qid_column, refuse_qid_column_in_column_tool)
@@ -58,8 +58,10 @@ def _estimator_has(attr):
     return check
 
 
-_D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first", ap_denominator="relevant",
-                     nan_policy="raise")
+_D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first", nan_policy="raise",
+                     **DEFINITION_DEFAULTS)
+# the options the evaluator takes as parameters of its own (None: the convention's value or the default)
+_OPTIONS = ("ties", "gain", "no_relevant", "targets", "nan_policy", *DEFINITION_OPTIONS)
 
 
 class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, BaseEstimator):
@@ -125,7 +127,7 @@ class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, B
         Rank statistics: rank of the best-ranked relevant item per query, or
         of every relevant item against the non-relevant candidates only
         (None: ``"first"``).
-    ap_denominator : {"relevant", "capped", "retrieved"}, default=None
+    ap_denominator : {"relevant", "capped", "retrieved", "list"}, default=None
         What average precision divides by (see :func:`sklearn_rank.evaluate`;
         None: ``"relevant"``).
     nan_policy : {"raise", "omit"}, default=None
@@ -135,6 +137,10 @@ class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, B
         A peer's conventions (``"lightgbm"``, ``"xgboost"``, ``"ranx"``, ...)
         for the engine options left at their defaults; see
         :func:`sklearn_rank.evaluate`.
+    precision_denominator, recall_denominator, discount, ideal_dcg, \
+stop_probability, average, all_relevant : str, default=None
+        The definition options of :func:`sklearn_rank.evaluate` (None: its
+        default, or the value of ``convention``).
 
     Attributes
     ----------
@@ -213,7 +219,9 @@ class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, B
     __metadata_request__score = {"qid": True}
 
     def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties=None, gain=None, relevance_level=None,
-                 no_relevant=None, targets=None, ap_denominator=None, nan_policy=None, convention=None):
+                 no_relevant=None, targets=None, ap_denominator=None, nan_policy=None, convention=None,
+                 precision_denominator=None, recall_denominator=None, discount=None, ideal_dcg=None,
+                 stop_probability=None, average=None, all_relevant=None):
         self.estimator = estimator
         self.metric = metric
         self.qid = qid
@@ -225,6 +233,13 @@ class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, B
         self.ap_denominator = ap_denominator
         self.nan_policy = nan_policy
         self.convention = convention
+        self.precision_denominator = precision_denominator
+        self.recall_denominator = recall_denominator
+        self.discount = discount
+        self.ideal_dcg = ideal_dcg
+        self.stop_probability = stop_probability
+        self.average = average
+        self.all_relevant = all_relevant
 
     # ---- helpers --------------------------------------------------------------------------
 
@@ -232,7 +247,7 @@ class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, B
         # None: the convention's value, else the engine's default (scikit-learn wants plain defaults, so
         # None stands for "not written" here, as the engine's Default markers do in the functions)
         options = {name: _D[name] if getattr(self, name) is None else getattr(self, name)
-                   for name in ("ties", "gain", "no_relevant", "targets", "ap_denominator", "nan_policy")}
+                   for name in _OPTIONS}
         return check_metric_params({**options, "relevance_level": self.relevance_level,
                                     "convention": self.convention})
 

@@ -589,16 +589,19 @@ class ListKernels:
         # divides by min(k, list length))
         xp = self.xp
         shown = xp.minimum(xp.astype(self.stats.n_candidates, xp.float64), float(k))
-        denominator = shown if self.definitions.precision_denominator == "list" else float(k)
+        if self.definitions.precision_denominator == "list":
+            divide = (lambda count: self._divide(count, shown))
+        else:
+            divide = (lambda count: count / k)
         if self.definitions.precision_denominator == "capped":
             raise InputValueError("judged@k divides by k or by the list's length; precision_denominator='capped' "
                                   "(min(k, relevant)) has no meaning for it. Got precision_denominator='capped' "
                                   "instead.")
         blocks = self.structure.judged_blocks(self.ties) if self.structure is not None else None
         if blocks is None:  # every candidate is judged
-            return self._divide(shown, denominator)
+            return divide(shown)
         judged = SegmentBlocks(blocks, self.n_queries)
-        return self._divide(judged.total(judged.n_rel * self._in_top(judged, self._k(k)) / judged.size), denominator)
+        return divide(judged.total(judged.n_rel * self._in_top(judged, self._k(k)) / judged.size))
 
     def denominator(self, base, k):
         """What each query's value of the count metric ``base`` divides its count by (``MICRO_METRICS``):
@@ -647,10 +650,14 @@ PFOUND_DECAY = 0.85  # pFound's chance of looking at the next item (1 - pBreak, 
 
 
 def _expect_geometric(xp, s, m, k, decay):
-    """E[decay^(place - 1); place <= k], the place uniform over a tie block's s + 1 .. s + m (any namespace)."""
-    top = xp.maximum(xp.minimum(s + m, float(math.floor(min(k, 2.0 ** 62)))), s)
+    """E[decay^(place - 1); place <= k], the place uniform over a tie block's s + 1 .. s + m (any namespace);
+    a point (m == 1) is the place s + 1, which the realistic policy puts half-way (s a half-integer)."""
+    cut = float(math.floor(min(k, 2.0 ** 62)))
+    top = xp.maximum(xp.minimum(s + m, cut), s)
     log_decay = float(np.log(decay))
-    return (xp.exp(s * log_decay) - xp.exp(top * log_decay)) / ((1.0 - decay) * m)
+    spread = (xp.exp(s * log_decay) - xp.exp(top * log_decay)) / ((1.0 - decay) * m)
+    point = xp.where(s + 1.0 <= k, xp.exp(s * log_decay), xp.zeros_like(s))
+    return xp.where(m == 1, point, spread)
 
 
 def _cascade(grade, top):

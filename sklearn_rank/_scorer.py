@@ -20,11 +20,12 @@ import numpy as np
 from sklearn import get_config
 from sklearn.utils.metadata_routing import UNCHANGED
 
-from ._engine import evaluate as engine_evaluate, read_scorer_name
+from ._engine import (DEFINITION_DEFAULTS, DEFINITION_OPTIONS, evaluate as engine_evaluate, plan as engine_plan,
+                      read_scorer_name)
 from ._conventions import Default, check_convention
 from ._estimator_inputs import (as_2d, check_qid_spec, describe_missing_qid, qid_column_position, ranking_inputs,
                                 read_qid_column, refuse_qid_column_in_column_tool)
-from ._inputs import (AP_DENOMINATORS, GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
+from ._inputs import (GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
                       check_relevance_level)
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import ScorerRequester, SharedResponseScorer
@@ -33,10 +34,11 @@ from .exceptions import InputTypeError, InputValueError
 __all__ = ["make_ranking_scorer", "get_scorer", "make_scorers", "make_multimetric_scorer"]
 
 # Options of the engine that describe how a metric is computed (not the data).
-METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "ap_denominator", "nan_policy",
-                 "convention")
+METRIC_PARAMS = ("ties", "gain", "relevance_level", "no_relevant", "targets", "nan_policy", "convention",
+                 *DEFINITION_OPTIONS)
 _METRIC_DEFAULTS = {"ties": "expected", "gain": "linear", "relevance_level": None, "no_relevant": "skip",
-                    "targets": "first", "ap_denominator": "relevant", "nan_policy": "raise", "convention": None}
+                    "targets": "first", "nan_policy": "raise", "convention": None,
+                    **DEFINITION_DEFAULTS}
 _NO_DEFAULT = object()  # an option without an entry in _METRIC_DEFAULTS is always kept
 
 
@@ -53,7 +55,7 @@ def check_metric_params(params):
                              f"Got {unknown[0]!r} instead.")
     checked = dict(params)
     for name, allowed in (("ties", TIE_POLICIES), ("gain", GAINS), ("no_relevant", NO_RELEVANT),
-                          ("targets", TARGETS), ("ap_denominator", AP_DENOMINATORS), ("nan_policy", NAN_POLICIES)):
+                          ("targets", TARGETS), ("nan_policy", NAN_POLICIES), *DEFINITION_OPTIONS.items()):
         if name in checked:
             check_option(checked[name], name, allowed)
     if "convention" in checked:
@@ -229,6 +231,9 @@ class RankingScorer(_EstimatorScorer, SharedResponseScorer):
         # name as written; the scorer keeps its name
         self._computed = read_scorer_name(spec.name if written is None else written, spec,
                                           params.get("convention"))
+        # a metric its options cannot define (a preset's peer lacks it, micro averaging of nDCG): refused now,
+        # not at the first fold
+        engine_plan(metrics=[self._computed], **params)
 
     @property
     def name(self):
@@ -344,8 +349,11 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
         Cut-off, the same as writing ``metric@k``.
     **params
         Engine options: ``ties``, ``gain``, ``relevance_level``,
-        ``no_relevant``, ``targets``, ``ap_denominator``, ``nan_policy`` and
-        ``convention`` (a peer's preset, see :func:`sklearn_rank.evaluate`).
+        ``no_relevant``, ``targets``, ``nan_policy``, ``convention`` (a peer's
+        preset) and the definition options (``ap_denominator``,
+        ``precision_denominator``, ``recall_denominator``, ``discount``,
+        ``ideal_dcg``, ``stop_probability``, ``average``, ``all_relevant``);
+        see :func:`sklearn_rank.evaluate`.
 
     Returns
     -------
@@ -634,9 +642,9 @@ def make_multimetric_scorer(metrics, *, qid="qid", **params):
     **params
         Engine options, shared by all metrics and validated as
         :func:`make_ranking_scorer` validates them: ``ties``, ``gain``,
-        ``relevance_level``, ``no_relevant``, ``targets``, ``ap_denominator``,
-        ``nan_policy`` and ``convention`` (a peer's preset; see
-        :func:`sklearn_rank.evaluate`).
+        ``relevance_level``, ``no_relevant``, ``targets``, ``nan_policy``,
+        ``convention`` (a peer's preset) and the definition options (see
+        :func:`make_ranking_scorer` and :func:`sklearn_rank.evaluate`).
 
     Returns
     -------

@@ -23,7 +23,7 @@ RANK_METRICS = ["mr", "mrr", "hits@1", "hits@3", "gmr", "igmr", "hmr", "iamr", "
                 "rank_std", "rank_var", "rank_mad", "count", "amr", "amri", "agmri", "amrr", "ahits@3", "zmr", "zmrr",
                 "zgmr", "zhits@3"]
 LIST_METRICS = ["mrr", "mrr@3", "hits@3", "map", "map@2", "ndcg", "ndcg@3", "dcg@3", "p@3", "r@3", "f1@3", "rprec", "auc",
-                "bpref", "rbp", "err", "err@3", "judged@3", "numrelret@3"]
+                "bpref", "rbp", "rbp@3", "err", "err@3", "pfound", "pfound@3", "judged@3", "numrelret@3"]
 
 
 def _namespaces():
@@ -131,7 +131,7 @@ def _relevance_matrix_data(seed, dtype=np.float64, n_queries=30, n_candidates=11
     return score, relevance, mask
 
 
-RELEVANCE_MATRIX_LIST_METRICS = [name for name in LIST_METRICS if not name.startswith("err")]
+RELEVANCE_MATRIX_LIST_METRICS = [name for name in LIST_METRICS if not name.startswith(("err", "pfound"))]
 
 
 @pytest.mark.parametrize("xp", NAMESPACES)

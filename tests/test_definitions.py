@@ -350,3 +350,38 @@ def test_auc_of_an_all_relevant_query(all_relevant, expected):
     matrix = evaluate(np.array([[1, 0], [1, 1]]), np.array([[0.9, 0.1], [0.5, 0.4]]), metrics=["auc"],
                       all_relevant=all_relevant)
     np.testing.assert_array_equal(matrix.per_query["auc"], [1.0, expected])
+
+
+def test_scorers_and_the_evaluator_take_the_definition_options():
+    from sklearn.base import clone
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import cross_val_score
+
+    from sklearn_rank import RankingEvaluator, make_ranking_scorer
+    from sklearn_rank.datasets import make_ranking
+    from sklearn_rank.model_selection import QueryGroupKFold
+
+    X, y, qid = make_ranking(n_queries=40, n_candidates=8, random_state=0)
+    model = Ridge().fit(X, y)
+    options = dict(precision_denominator="list", discount="log2_max2", average="micro")
+    scorer = make_ranking_scorer("p@5", **options)
+    assert "precision_denominator='list'" in repr(scorer)
+    expected = evaluate(y, model.predict(X), qid=qid, metrics=["p@5"], **options).summary["p@5"]
+    assert scorer(model, X, y, qid=qid) == pytest.approx(expected, rel=1e-15)
+    assert make_ranking_scorer("ndcg@5", discount="reciprocal")(model, X, y, qid=qid) == pytest.approx(
+        evaluate(y, model.predict(X), qid=qid, metrics=["ndcg@5"], discount="reciprocal").summary["ndcg@5"])
+    # the evaluator: parameters of its own, kept by clone, used by its score
+    frame = np.c_[qid, X]
+    evaluator = RankingEvaluator(Ridge(), metric="p@5", qid=0, **options)
+    assert clone(evaluator).get_params()["precision_denominator"] == "list"
+    scores = cross_val_score(evaluator, frame, y, cv=QueryGroupKFold(n_splits=3), groups=qid)
+    fold = list(QueryGroupKFold(n_splits=3).split(frame, y, groups=qid))[0]
+    fitted = clone(evaluator).fit(frame[fold[0]], y[fold[0]])
+    test = fold[1]
+    assert scores[0] == pytest.approx(evaluate(y[test], fitted.predict(frame[test]), qid=qid[test], metrics=["p@5"],
+                                               **options).summary["p@5"], rel=1e-12)
+    # refused when made, not at the first fold
+    with pytest.raises(ValueError, match="implicit has no 'mrr'"):
+        make_ranking_scorer("mrr", convention="implicit")
+    with pytest.raises(ValueError, match="discount"):
+        make_ranking_scorer("ndcg@5", discount="ln")

@@ -102,7 +102,7 @@ def test_names(written, name, param, k):
     ("rbp(p=nan)", "strictly between 0 and 1"),
     ("rbp(p=x)", "strictly between 0 and 1. Got 'x' instead"),
     ("rbp(q=0.5)", "takes the parameter 'p'"),
-    ("rbp@10", "takes no cut-off"),
+    ("rbp@0", "must be a positive integer"),
     ("bpref(p=0.5)", "takes no parameter"),
     ("bpref@10", "takes no cut-off"),
     ("err(max_grade=0)@10", "maximum relevance grade"),

@@ -620,6 +620,15 @@ def test_hits_curve_under_ranx_is_the_hit_rate_by_a_loop_over_queries():
     np.testing.assert_allclose(display.hits, oracle, rtol=1e-12, atol=1e-15)
 
 
+def _preset_has(convention, metric):
+    """Whether the preset's peer has the metric (a preset refuses the others)."""
+    from sklearn_rank._conventions import PRESETS
+
+    allowed = PRESETS[convention].metrics
+    return allowed is None or get_metric(metric).base in allowed and get_metric(metric).base not in \
+        PRESETS[convention].refused
+
+
 @pytest.mark.parametrize("convention", CONVENTIONS)
 def test_hits_curve_from_estimator_under_every_convention(convention):
     from sklearn.linear_model import Ridge
@@ -629,6 +638,10 @@ def test_hits_curve_from_estimator_under_every_convention(convention):
 
     X, y, qid = make_ranking(n_queries=20, n_candidates=(4, 12), random_state=1)
     y = (y > 0).astype(float)  # several relevant rows per query
+    if not _preset_has(convention, "hits@1"):  # the curve is refused as hits_at_k is, naming the preset
+        with pytest.raises(ValueError, match=rf"convention='{convention}' .* has no 'hits'"):
+            HitsAtKCurveDisplay.from_estimator(Ridge().fit(X, y), X, y, qid=qid, k=6, convention=convention)
+        return
     evaluator = RankingEvaluator(Ridge(), qid=0, convention=convention).fit(np.column_stack([qid, X]), y)
     scores = evaluator.predict(np.column_stack([qid, X]))
     display = HitsAtKCurveDisplay.from_estimator(evaluator, np.column_stack([qid, X]), y, k=6)
@@ -664,7 +677,7 @@ def test_query_comparison_under_every_convention(convention):
     direction of the metric the preset reads in the name."""
     y, score, qid = _grouped(seed=11, n_queries=30, ties=False)
     rng = np.random.default_rng(4)
-    metrics = ["hits@3", "mr", "ndcg", "map", "mrr"]
+    metrics = [m for m in ["hits@3", "mr", "ndcg@5", "map", "mrr"] if _preset_has(convention, m)]
     report_a = evaluate(y, score, qid=qid, metrics=metrics, convention=convention)
     report_b = evaluate(y, score + rng.normal(size=score.size), qid=qid, metrics=metrics, convention=convention)
     for metric in metrics:

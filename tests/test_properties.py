@@ -23,7 +23,7 @@ TARGETS = ["first", "all"]
 LIST_METRICS = [
     "mrr", "map", "map@3", "ndcg", "ndcg@3", "dcg", "dcg@3", "p@3", "r@3", "f1@3",
     "hits@1", "hits@3", "rprec", "auc", "mrr@2", "num_rel_ret", "num_rel_ret@3",
-    "bpref", "rbp", "rbp(p=0.5)", "err", "err@3", "judged@3",
+    "bpref", "rbp", "rbp(p=0.5)", "rbp@3", "err", "err@3", "pfound", "pfound@3", "judged@3",
 ]
 RANK_STATISTICS = [
     "mr", "gmr", "igmr", "hmr", "iamr", "median_rank", "inverse_median_rank",

@@ -251,6 +251,9 @@ def test_engine_options_are_forwarded_as_the_one_metric_scorer_forwards_them(mon
         return _engine.evaluate(*args, **{key: value for key, value in kwargs.items() if key != "new_option"})
 
     monkeypatch.setattr(_scorer, "engine_evaluate", recording_evaluate)
+    # (the scorer checks its metric and options with the engine's plan when it is made: the fake option too)
+    monkeypatch.setattr(_scorer, "engine_plan", lambda **kwargs: _engine.plan(
+        **{key: value for key, value in kwargs.items() if key != "new_option"}))
     monkeypatch.setattr(_scorer, "METRIC_PARAMS", (*_scorer.METRIC_PARAMS, "new_option"))
     params = {"ties": "realistic", "gain": "exponential", "new_option": "value"}
     make_ranking_scorer("mrr", **params)(model, X, y, qid=qid)
