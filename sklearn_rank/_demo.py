@@ -25,6 +25,7 @@ lower is better).
 
 from __future__ import annotations
 
+import textwrap
 import time
 
 import numpy as np
@@ -46,6 +47,10 @@ LTR_METRICS = ["mrr", "map", "ndcg@10", "hits@10"]
 CLASS_METRICS = ["mrr", "hits@1", "hits@3", "mr"]
 ALPHA = 0.05
 HELD_OUT_FRACTION = 1 / 3  # of the queries, for the leaderboard and the significance test
+# The demo's prose is wrapped to an 88-column terminal, its continuation lines indented by four spaces
+# (deeper than the tables' two, so that a reader and a parser tell a wrapped sentence from a row).
+WIDTH = 88
+CONTINUATION = " " * 4
 
 
 def _direction(metric):
@@ -58,6 +63,12 @@ def _directions_legend(metrics):
     directions = {get_metric(m).greater_is_better for m in metrics}
     return "; ".join(text for better, text in ((True, "↑ higher is better"), (False, "↓ lower is better"))
                      if better in directions)
+
+
+def _wrap(text, indent="", continuation=CONTINUATION):
+    """``text`` as lines of at most ``WIDTH`` characters; words and hyphenated names are never cut."""
+    return textwrap.wrap(text, width=WIDTH, initial_indent=indent, subsequent_indent=continuation,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def _leaderboard(reports, metrics, baselines):
@@ -80,14 +91,16 @@ def _leaderboard(reports, metrics, baselines):
         lines.append(f"{name:<{name_width}}" + "".join(f"{c:>18}" for c in cells))
     lines = ["  " + line for line in lines]
     # not indented: the caption ends the models' rows, for a reader and for a parser of the table
-    lines.append("Baselines without a model (exact means over the same queries; random ranking: the expectation under "
-                 "a uniformly random order of each query's candidates):")
+    lines += _wrap("Baselines without a model (exact means over the same queries; random ranking: the expectation "
+                   "under a uniformly random order of each query's candidates):")
     lines += ["  " + (f"{name:<{name_width}}" + "".join(f"{report.summary[m]:>10.4f}" + " " * 8
                                                           for m in metrics)).rstrip()
               for name, report in rows.items()]
     if ties == "expected":
-        lines.append(f"  {'constant score':<{name_width}}the same numbers: under the demo's ties='expected' tied "
-                     "candidates count in every order, equally likely")
+        # the sentence in the row's value columns, wrapped there
+        lines += _wrap("the same numbers: under the demo's ties='expected' tied candidates count in every order, "
+                       "equally likely", indent=f"  {'constant score':<{name_width}}",
+                       continuation=" " * (name_width + 2))
     return lines
 
 
@@ -106,8 +119,8 @@ def _verdict(reports, metric, of=""):
     # `best` has the higher mean; a two-sided test says whether the gap is more than chance.
     verdict = (f"{best} beats {runner_up} significantly" if result.pvalue < ALPHA else
                f"no significant difference between {best} and {runner_up}")
-    return (f"{best} vs {runner_up} on per-query {metric}{of}: {result.test} (paired), p = {result.pvalue:.3g}, "
-            f"{result.effect_size_name} = {result.effect_size:.3f} -> {verdict} at {ALPHA}.")
+    return _wrap(f"{best} vs {runner_up} on per-query {metric}{of}: {result.test} (paired), p = {result.pvalue:.3g}, "
+                 f"{result.effect_size_name} = {result.effect_size:.3f} -> {verdict} at {ALPHA}.")
 
 
 def split_queries(qid, random_state=0):
@@ -131,14 +144,15 @@ def learning_to_rank_section(random_state=0, figure_data=None):
         "HistGradientBoosting": (HistGradientBoostingRegressor(random_state=0),
                                  {"estimator__max_iter": [30, 60], "estimator__learning_rate": [0.1, 0.3]}),
     }
-    lines = [f"Learning to rank: make_ranking, {len(np.unique(qid))} queries x 25 candidates, "
-             f"{X.shape[1]} features, grades 0-3",
-             f"A query is one search session of make_ranking: its 25 candidate documents ({relevant_per_query:g} "
-             "of them relevant on average, graded 1-3) ranked by the model's scores.",
-             f"Queries split once: {n_search} to choose hyper-parameters, {n_held_out} held out to compare the "
-             "chosen models.",
-             f"Grid search on nDCG@10 with QueryGroupKFold(5) over the {n_search} search queries (a best CV score "
-             "is optimistic: it chose the winner):"]
+    lines = [line for text in (
+        f"Learning to rank: make_ranking, {len(np.unique(qid))} queries x 25 candidates, "
+        f"{X.shape[1]} features, grades 0-3",
+        f"A query is one search session of make_ranking: its 25 candidate documents ({relevant_per_query:g} "
+        "of them relevant on average, graded 1-3) ranked by the model's scores.",
+        f"Queries split once: {n_search} to choose hyper-parameters, {n_held_out} held out to compare the "
+        "chosen models.",
+        f"Grid search on nDCG@10 with QueryGroupKFold(5) over the {n_search} search queries (a best CV score "
+        "is optimistic: it chose the winner):") for line in _wrap(text)]
     reports = {}
 
     def evaluate_held_out(scores, **options):
@@ -154,10 +168,10 @@ def learning_to_rank_section(random_state=0, figure_data=None):
         reports[name] = evaluate_held_out(held_out_scores)
         if figure_data is not None:
             figure_data.setdefault("ltr", {})[name] = (y[held_out_rows], held_out_scores, qid[held_out_rows])
-    lines.append(f"Leaderboard on the {n_held_out} held-out queries (best models refitted on the search queries; "
-                 f"mean ± std over queries; {_directions_legend(LTR_METRICS)}):")
+    lines += _wrap(f"Leaderboard on the {n_held_out} held-out queries (best models refitted on the search queries; "
+                   f"mean ± std over queries; {_directions_legend(LTR_METRICS)}):")
     lines += _leaderboard(reports, LTR_METRICS, _baselines(evaluate_held_out, len(held_out_rows)))
-    lines.append(_verdict(reports, "ndcg@10", of=f" of the {n_held_out} held-out queries"))
+    lines += _verdict(reports, "ndcg@10", of=f" of the {n_held_out} held-out queries")
     if figure_data is not None:
         figure_data["ltr_reports"] = reports
     return lines
@@ -178,13 +192,14 @@ def classification_section(figure_data=None):
         reports[name] = evaluate_images(proba)
         if figure_data is not None:
             figure_data.setdefault("classes", {})[name] = (y, proba, np.unique(y))
-    lines = [f"Rank of the true class: scikit-learn's digits, {len(y)} images x 10 classes, "
-             "5-fold out-of-fold probabilities (fixed hyper-parameters, nothing tuned on these folds).",
-             "A query is one image: its 10 candidate classes ranked by predicted probability, the true class the "
-             "one relevant candidate (mr: its mean rank, 1 = top, lower is better).",
-             f"Leaderboard (mean ± std over images; {_directions_legend(CLASS_METRICS)}):"]
+    lines = [line for text in (
+        f"Rank of the true class: scikit-learn's digits, {len(y)} images x 10 classes, "
+        "5-fold out-of-fold probabilities (fixed hyper-parameters, nothing tuned on these folds).",
+        "A query is one image: its 10 candidate classes ranked by predicted probability, the true class the "
+        "one relevant candidate (mr: its mean rank, 1 = top, lower is better).",
+        f"Leaderboard (mean ± std over images; {_directions_legend(CLASS_METRICS)}):") for line in _wrap(text)]
     lines += _leaderboard(reports, CLASS_METRICS, _baselines(evaluate_images, (len(y), 10)))
-    lines.append(_verdict(reports, "mrr"))
+    lines += _verdict(reports, "mrr")
     return lines
 
 
@@ -198,8 +213,8 @@ def run_demo(figure_data=None):
         lines += learning_to_rank_section(figure_data=figure_data)
         lines.append("")
         lines += classification_section(figure_data=figure_data)
-    lines += ["", f"(done in {time.perf_counter() - start:.1f} s; ties='expected', queries without a relevant "
-              "item skipped)"]
+    lines += ["", *_wrap(f"(done in {time.perf_counter() - start:.1f} s; ties='expected', queries without a "
+                         "relevant item skipped)")]
     return "\n".join(lines) + "\n"
 
 

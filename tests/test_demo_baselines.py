@@ -4,6 +4,8 @@ The baseline rows are checked against ``evaluate`` on a constant scorer, compute
 from the demo's data (tests/test_main.py checks the models' rows against loops over queries).
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -13,10 +15,17 @@ LTR_METRICS = ["mrr", "map", "ndcg@10", "hits@10"]
 CLASS_METRICS = ["mrr", "hits@1", "hits@3", "mr"]
 
 
+def one_line_sentences(text):
+    """The demo's text with each wrapped sentence on one line: its continuation lines (four spaces or more in;
+    the tables' lines are two) joined to the line before by a space."""
+    return re.sub(r"\n {4,}(?=\S)", " ", text)
+
+
 @pytest.fixture(scope="module")
 def demo_parts(demo_run):
-    """What ``sklearn-rank demo`` prints (the session's one run, tests/conftest.py), cut into its two parts."""
-    text = demo_run[0]
+    """What ``sklearn-rank demo`` prints (the session's one run, tests/conftest.py), cut into its two parts,
+    each sentence on one line."""
+    text = one_line_sentences(demo_run[0])
     ltr, digits = text.split("\nRank of the true class:", 1)
     return {"ltr": ltr, "digits": "Rank of the true class:" + digits, "all": text}
 
@@ -117,3 +126,22 @@ def test_a_constant_scorer_under_another_tie_policy_gets_its_own_row():
                                [realistic.summary["mrr"], realistic.summary["mr"]], atol=5.1e-5)
     np.testing.assert_allclose(_row(text, "random ranking"), [random_order.summary["mrr"], 2.0], atol=5.1e-5)
     assert realistic.summary["mrr"] != pytest.approx(random_order.summary["mrr"])
+
+
+def test_the_prose_is_wrapped_to_88_columns_and_the_tables_are_not(demo_run):
+    # a sentence of up to 176 characters took a line of its own (issue 25); the tables' rows keep their lines
+    lines = demo_run[0].splitlines()
+    long_lines = [line for line in lines if len(line) > 88]
+    models = ("Ridge", "HistGradientBoosting", "LogisticRegression", "GaussianNB")
+    assert long_lines and all(line.startswith(("  model ", "  ---")) or line.split()[0] in models
+                              for line in long_lines), long_lines
+    assert all(line.startswith("  ") and not line.startswith("   ") for line in long_lines)
+    # a continuation line continues a sentence, never a table's row of numbers
+    for before, line in zip(lines, lines[1:]):
+        if line.startswith("    "):
+            assert before.strip() and not re.search(r"\d\.\d{4}\s*$", before), (before, line)
+    joined = one_line_sentences(demo_run[0])
+    assert ("Baselines without a model (exact means over the same queries; random ranking: the expectation under "
+            "a uniformly random order of each query's candidates):") in joined
+    assert ("the same numbers: under the demo's ties='expected' tied candidates count in every order, equally "
+            "likely") in joined
