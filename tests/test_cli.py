@@ -692,7 +692,13 @@ def test_compare_a_rank_statistic_when_some_queries_have_no_retrieved_relevant_d
     assert row["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
     done = run_module("compare", *paths, "-m", "mr")
     assert done.returncode == 0, done.stderr
-    assert "4 in A, 3 in B" in done.stdout and "left out" in done.stdout
+    # the note under the table, wrapped to 88 columns as the footer (one line took 117 characters)
+    note = done.stdout[done.stdout.index("(mr has no value"):].splitlines()
+    joined = " ".join(line.strip() for line in note)
+    assert "4 in A, 3 in B" in joined and "left out" in joined
+    assert joined == ("(mr has no value for a query whose relevant documents were not retrieved: 4 in A, 3 in B; "
+                      "those queries are left out)")
+    assert len(note) == 2 and max(map(len, note)) <= 88 and note[1].startswith(" ")
     assert done.stdout.splitlines()[2].split()[3:5] == ["25", "5"]
     # list metrics are 0 for those queries, as in trec_eval: every query is compared
     code, out, err = run_main(capsys, "compare", *paths, "-m", "mrr", "--format", "json")

@@ -23,11 +23,14 @@ def run_main(capsys, *args):
     return code, captured.out, captured.err
 
 
-def footers(text):
-    """The footer under each table of compare's text output, its wrapped lines joined: (lines, joined)."""
+def footers(text, start="(p-values adjusted with "):
+    """The footer under each table of compare's text output, its wrapped lines joined: (lines, joined).
+
+    With another ``start``, the notes under the tables that begin so (``"("``: every footer and note).
+    """
     lines, found = text.splitlines(), []
     for i, line in enumerate(lines):
-        if line.startswith("(p-values adjusted with "):
+        if line.startswith(start):
             end = i + 1
             while end < len(lines) and lines[end].startswith(" ") and not lines[end - 1].endswith(")"):
                 end += 1
@@ -176,20 +179,27 @@ def test_a_metric_named_twice_is_refused(tmp_path, capsys):
     assert "mrr" in err and "more than once" in err
 
 
-def test_mostly_zero_differences_are_said_in_the_output_not_in_a_warning(tmp_path, capsys):
+@pytest.mark.parametrize("name_a, name_b", [("A", "B"), ("bm25_rm3_tuned_on_robust04", "dense_distilled_v2")])
+def test_mostly_zero_differences_are_said_in_the_output_not_in_a_warning(tmp_path, capsys, name_a, name_b):
     # two runs that rank the relevant document first on 12 of 15 queries: most reciprocal ranks are equal
     qrels, run_a, run_b = [], [], []
     for q in range(15):
         for d in range(5):
             qrels.append(f"q{q} 0 d{d} {int(d == 0)}")
-            run_a.append(f"q{q} Q0 d{d} 0 {5 - d} A")
-            run_b.append(f"q{q} Q0 d{d} 0 {(5 - d) if q < 12 else d} B")
+            run_a.append(f"q{q} Q0 d{d} 0 {5 - d} {name_a}")
+            run_b.append(f"q{q} Q0 d{d} 0 {(5 - d) if q < 12 else d} {name_b}")
     paths = [tmp_path / "qrels", tmp_path / "a.run", tmp_path / "b.run"]
     for path, lines in zip(paths, (qrels, run_a, run_b)):
         path.write_text("\n".join(lines) + "\n")
     code, out, err = run_main(capsys, "compare", *paths, "-m", "mrr")
     assert code == 0 and err == ""
-    assert "12 of 15 paired differences are zero" in out and "3/12/0" in out
+    (wrapped, joined), = footers(out, start=f"({name_a} - {name_b}: ")
+    assert "12 of 15 paired differences are zero" in joined and "3/12/0" in out
+    assert joined == (f"({name_a} - {name_b}: 12 of 15 paired differences are zero; the Wilcoxon test ranks only "
+                      "the other 3)")
+    # wrapped to an 88-column terminal as the footer: one line for short run names (87 characters), two
+    # for long ones (129)
+    assert max(map(len, wrapped)) <= 88 and len(wrapped) == (1 if name_a == "A" else 2)
 
 
 def test_plot_with_several_metrics_draws_the_first_and_says_so(tmp_path, capsys):

@@ -18,7 +18,7 @@ from ._options import (UsageError, _gain, _is_input_error, _nan_policy, _read_ta
 from ._output import _csv_text, _json, _jsonable, _write
 
 
-# The width the footer under each comparison table is wrapped to: an 88-column terminal.
+# The width the footer and the notes under each comparison table are wrapped to: an 88-column terminal.
 FOOTER_WIDTH = 88
 
 
@@ -125,6 +125,16 @@ def _left_out(record, reports):
     return int(qid_a.size + qid_b.size - record["n_a"] - record["n_b"])
 
 
+def _wrapped(note):
+    """A note under a comparison table (in parentheses) as lines of at most ``FOOTER_WIDTH`` characters.
+
+    One line took 107 to about 200 characters; the continuation is indented inside the parenthesis, and
+    words and hyphenated names (p-values, run names) are never cut.
+    """
+    return textwrap.wrap(note, width=FOOTER_WIDTH, subsequent_indent=" ", break_long_words=False,
+                         break_on_hyphens=False)
+
+
 def _format_comparison(compared, reports, fmt):
     """The output of compare: ``compared`` holds ``(metric, table, n_undefined)`` for each metric.
 
@@ -191,19 +201,16 @@ def _format_comparison(compared, reports, fmt):
             ("all cross pairs of values a_i, b_j", "unpaired", unpaired)) if used)
         footer = (f"(p-values adjusted with {adjusted}; effect: "
                   f"{records[0]['effect_size_name'] if records else ''}; win/tie/loss: {counts})")
-        # wrapped to an 88-column terminal (one line took 107 to about 200 characters), the continuation
-        # indented inside the parenthesis; words and hyphenated names (p-values) are never cut
-        lines += textwrap.wrap(footer, width=FOOTER_WIDTH, subsequent_indent=" ", break_long_words=False,
-                               break_on_hyphens=False)
+        lines += _wrapped(footer)
         # a small p-value beside an estimate near 0: most pairs are equal, and Wilcoxon ranks the others
         for r in records:
             if r["paired"] and 0 < r["ties"] < r["n_a"] and 2 * r["ties"] > r["n_a"]:
                 rest = ("the Wilcoxon test ranks only" if r["test"] == "wilcoxon" else "the test rests on")
-                lines.append(f"({r['a']} - {r['b']}: {r['ties']} of {r['n_a']} paired differences are zero; "
-                             f"{rest} the other {r['n_a'] - r['ties']})")
+                lines += _wrapped(f"({r['a']} - {r['b']}: {r['ties']} of {r['n_a']} paired differences are zero; "
+                                  f"{rest} the other {r['n_a'] - r['ties']})")
         if any(n_undefined.values()):
-            lines.append(f"({metric} has no value for a query whose relevant documents were not retrieved: "
-                         + ", ".join(f"{n} in {name}" for name, n in n_undefined.items() if n)
-                         + "; those queries are left out)")
+            lines += _wrapped(f"({metric} has no value for a query whose relevant documents were not retrieved: "
+                              + ", ".join(f"{n} in {name}" for name, n in n_undefined.items() if n)
+                              + "; those queries are left out)")
         texts.append("\n".join(lines) + "\n")
     return "\n".join(texts)
