@@ -129,7 +129,7 @@ def test_a_constant_scorer_under_another_tie_policy_gets_its_own_row():
 
 
 def test_the_prose_is_wrapped_to_88_columns_and_the_tables_are_not(demo_run):
-    # a sentence of up to 176 characters took a line of its own (issue 25); the tables' rows keep their lines
+    # a sentence of up to 193 characters took a line of its own (issue 25); the tables' rows keep their lines
     lines = demo_run[0].splitlines()
     long_lines = [line for line in lines if len(line) > 88]
     models = ("Ridge", "HistGradientBoosting", "LogisticRegression", "GaussianNB")
