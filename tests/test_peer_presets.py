@@ -9,7 +9,6 @@ are fed their scores as they are.
 """
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +124,10 @@ def _catboost_names(k):
 
 @pytest.mark.parametrize("peer, index", _cases("catboost"))
 def test_catboost(peer, index):
-    case = _load(peer)["cases"][index]
+    _check_catboost(_load(peer)["cases"][index])
+
+
+def _check_catboost(case):
     y_true, y_score, qid = _rows(case)
     names = _catboost_names(case["k"])
     report = evaluate(y_true, y_score, qid=qid, metrics=list(names.values()), convention="catboost")
@@ -166,7 +168,10 @@ def _ir_measures_names(k):
 
 @pytest.mark.parametrize("peer, index", _cases("ir_measures"))
 def test_ir_measures(peer, index):
-    case = _load(peer)["cases"][index]
+    _check_ir_measures(_load(peer)["cases"][index])
+
+
+def _check_ir_measures(case):
     judged = [(u, i) for u in range(case["n_users"]) for i in range(case["n_items"]) if case["judged"][u][i]]
     judged_qid = np.array([u for u, _ in judged])
     judged_rel = np.array([case["labels"][u][i] for u, i in judged], dtype=float)
@@ -192,7 +197,10 @@ def _cornac_names(k):
 
 @pytest.mark.parametrize("peer, index", _cases("cornac"))
 def test_cornac(peer, index):
-    case = _load(peer)["cases"][index]
+    _check_cornac(_load(peer)["cases"][index])
+
+
+def _check_cornac(case):
     k = case["k"]
     for peer_name, ours in _cornac_names(k).items():
         ranking = case["peer_rankings"].get(f"rank(k={-1 if ours == 'mrr' else k})") if case["ties"] else None
