@@ -27,7 +27,7 @@ from ._namespace_inputs import prepare_namespace
 from ._parts import join_parts, partial_report, reduce_partials
 from ._rank_stats import ADJUSTED, RankDistribution, RankStats
 from ._ranks import GroupedStructure, Ranks
-from ._threads import PARTS_PER_JOB, check_n_jobs, map_in_order, split_queries
+from ._threads import PART_ROWS, PARTS_PER_JOB, check_n_jobs, map_in_order, queries_in, query_ranges
 from ._conventions import check_preset_metrics, default_options, normalise_convention, resolve as resolve_convention
 from ._registry import DUAL_FAMILY, base_spec, display_name as _display_name, get_metric, normalise_name, with_k
 from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
@@ -121,12 +121,15 @@ class Plan:
                                         _needs(self.resolved), n_jobs=n_jobs)
             return structure.partial_report(self.resolved, **options)
 
-        def one(queries):
+        def one(span):  # a part is cut from the data on the thread that evaluates it
+            queries = queries_in(data, span)
             structure = _rank_structure(queries, self.relevance_level, self.gain, stable)
             return partial_report(structure, queries, self.resolved, **options)
 
-        return join_parts(map_in_order(one, split_queries(data, n_jobs * PARTS_PER_JOB if n_jobs > 1 else 1),
-                                       n_jobs))
+        n_parts = n_jobs * PARTS_PER_JOB if n_jobs > 1 else 1
+        if isinstance(data, GroupedData):  # parts of about PART_ROWS rows sort in cache: faster on one thread too
+            n_parts = max(n_parts, data.score.shape[0] // PART_ROWS)
+        return join_parts(map_in_order(one, query_ranges(data, n_parts), n_jobs))
 
     def reduce(self, parts, consume=False):
         """The report of ``parts``; with ``consume``, each part's per-query values are released as they are

@@ -23,6 +23,9 @@ from .exceptions import InputTypeError, InputValueError
 
 # Parts per thread: a few, so that a thread that finishes early takes another part.
 PARTS_PER_JOB = 4
+# Grouped rows are ranked in parts of about this many rows, whatever n_jobs: a part's sort and segment sums
+# stay in the processor's cache (4 million rows: 113 ms in 16 parts against 139 ms in one, on one thread).
+PART_ROWS = 1 << 18
 
 
 def check_n_jobs(n_jobs):
@@ -67,14 +70,27 @@ def imap_in_order(function, items, n_jobs):
 def split_queries(data, n_parts):
     """Parts of the validated ``data`` (``GroupedData`` or ``LabelIndexData``) holding whole queries, in
     query order; ``[data]`` when it cannot be split (one query, or judgements beside the rows)."""
+    return [queries_in(data, span) for span in query_ranges(data, n_parts)]
+
+
+def query_ranges(data, n_parts):
+    """The ranges ``(lo, hi)`` of query codes of :func:`split_queries`'s parts, ``[None]`` for the whole: cheap,
+    so that each part is cut from ``data`` (:func:`queries_in`) on the thread that evaluates it."""
     n_queries = data.n_queries
     if n_parts <= 1 or n_queries < 2 or getattr(data, "judged_query", None) is not None:
-        return [data]
+        return [None]
     bounds = np.linspace(0, n_queries, min(n_parts, n_queries) + 1).astype(np.intp)
-    ranges = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+    return [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+
+
+def queries_in(data, span):
+    """The part of ``data`` holding the queries of codes ``span = (lo, hi)`` (None: ``data`` itself)."""
+    if span is None:
+        return data
+    lo, hi = span
     if isinstance(data, LabelIndexData):
-        return [_label_index_rows(data, lo, hi) for lo, hi in ranges]
-    return [_grouped_queries(data, lo, hi) for lo, hi in ranges]
+        return _label_index_rows(data, lo, hi)
+    return _grouped_queries(data, lo, hi)
 
 
 def _label_index_rows(data, lo, hi):

@@ -57,6 +57,29 @@ def test_grouped_rows(ties, sorted_ids, pools):
     assert 2 in pools
 
 
+@pytest.mark.parametrize("ties", ["expected", "ordinal"])
+@pytest.mark.parametrize("sorted_ids", [True, False])
+def test_grouped_rows_in_parts_of_part_rows(ties, sorted_ids, monkeypatch):
+    """Grouped rows are ranked in parts of about PART_ROWS rows on one thread too: the numbers of one part."""
+    from sklearn_rank import _engine
+
+    rng = np.random.default_rng(2)
+    n = 20_000
+    qid = rng.integers(0, 900, n)
+    if sorted_ids:
+        qid = np.sort(qid)
+    y = rng.integers(0, 3, n) * (rng.random(n) < 0.15)
+    s = np.round(rng.random(n), 2)
+    monkeypatch.setattr(_engine, "PART_ROWS", 1 << 40)
+    whole = _evaluate(y, s, qid=qid, metrics=METRICS, ties=ties)
+    monkeypatch.setattr(_engine, "PART_ROWS", 1 << 11)  # 9 parts
+    seen = []
+    real = _engine.queries_in
+    monkeypatch.setattr(_engine, "queries_in", lambda data, span: seen.append(span) or real(data, span))
+    _same(whole, _evaluate(y, s, qid=qid, metrics=METRICS, ties=ties))
+    assert len(seen) == n >> 11
+
+
 @pytest.mark.parametrize("ties", ["expected", "pessimistic", "ordinal"])
 @pytest.mark.parametrize("relevance", ["sparse", "dense graded"])
 def test_relevance_matrix(ties, relevance, pools, monkeypatch):
