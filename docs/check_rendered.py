@@ -23,9 +23,7 @@ The checks:
   Display) shows at least one; no page refers to an image file that does not exist;
 * code width: no line of a code block (program output aside) on a page of the gallery or of the
   guides (the top-level pages) is longer than ``CODE_WIDTH`` (88) characters; each long line is
-  reported with its block and line number. ``CODE_WIDTH_TOLERATED`` lists the pages whose long
-  lines predate the check: such a page fails only when it has more than listed, and its long
-  lines are printed as notes.
+  reported with its block and line number.
 
 Standard library only, so that it runs wherever the docs were built.
 """
@@ -68,22 +66,6 @@ CODE_WIDTH = 88
 # Code blocks that hold a program's output rather than code: the gallery's printed output and the
 # command-line session (their wrapping is the stylesheet's business, docs/_static/custom.css).
 OUTPUT_CLASSES = {"sphx-glr-script-out", "program-output"}
-# Pages whose long code lines predate the code-width check (issue 25), on pages its change did not
-# edit: {page: number of long lines tolerated}. A page fails when it has more; its long lines are
-# printed as notes until they are rewrapped and the entry removed.
-CODE_WIDTH_TOLERATED = {
-    "cli.html": 3,
-    "conventions.html": 9,
-    "filtered.html": 8,
-    "layouts.html": 1,
-    "lightgbm_xgboost.html": 15,
-    "metrics.html": 1,
-    "model_selection.html": 7,
-    "performance.html": 3,
-    "scaling.html": 17,
-    "significance.html": 19,
-    "ties.html": 1,
-}
 
 
 class _Page(HTMLParser):
@@ -374,13 +356,8 @@ def gallery_index_problems(html, page_path, n_examples):
     return problems
 
 
-def check(build_dir, gallery="auto_examples", notes=None):
-    """Every problem of a built documentation, as ``(page, problem)`` pairs.
-
-    ``notes``, a list, receives ``(page, note)`` pairs that are not failures: the long code lines
-    of the pages ``CODE_WIDTH_TOLERATED`` lists.
-    """
-    notes = [] if notes is None else notes
+def check(build_dir, gallery="auto_examples"):
+    """Every problem of a built documentation, as ``(page, problem)`` pairs."""
     build_dir = Path(build_dir)
     pages = sorted(build_dir.rglob("*.html"))
     if not pages:
@@ -405,12 +382,7 @@ def check(build_dir, gallery="auto_examples", notes=None):
         elif path.parent != gallery_dir:  # the gallery's pages check their images above and below
             found += missing_images(html, path)
         if guide or example:
-            width = code_width_problems(html)
-            tolerated = CODE_WIDTH_TOLERATED.get(name, 0)
-            if len(width) > tolerated:
-                found += width
-            else:
-                notes += [(name, f"{problem} (one of {tolerated} tolerated)") for problem in width]
+            found += code_width_problems(html)
         problems += [(name, problem) for problem in found]
     index = gallery_dir / "index.html"
     if not index.is_file():
@@ -429,10 +401,7 @@ def main(argv=None):
     if len(argv) != 1:
         print("usage: python docs/check_rendered.py BUILD_DIR", file=sys.stderr)
         return 2
-    notes = []
-    problems = check(argv[0], notes=notes)
-    for page, note in notes:
-        print(f"note: {page}: {note}")
+    problems = check(argv[0])
     for page, problem in problems:
         print(f"{page}: {problem}")
     n_pages = sum(1 for _ in Path(argv[0]).rglob("*.html"))
