@@ -40,21 +40,30 @@ def factorize(values, *, compact=False):
     TypeError
         When the values do not compare with each other (an object array of numbers and strings).
     """
+    uniques, codes, _ = factorize_runs(values, compact=compact)
+    return uniques, codes
+
+
+def factorize_runs(values, *, compact=False):
+    """:func:`factorize`, and whether the values were sorted (the codes then increase along ``values``,
+    known without a pass over the codes: the runs of equal values came in increasing order)."""
     values = np.asarray(values).reshape(-1)
     n = values.shape[0]
     if values.dtype.kind not in _RUN_KINDS:
         uniques, inverse = _unique_objects(values)
-        return uniques, _codes(inverse, uniques.size, compact)
+        codes = _codes(inverse, uniques.size, compact)
+        return uniques, codes, bool((codes[1:] >= codes[:-1]).all())
     if n == 0:
-        return values[:0], np.zeros(0, dtype=np.uint16 if compact else np.intp)
+        return values[:0], np.zeros(0, dtype=np.uint16 if compact else np.intp), True
     starts = np.concatenate(([0], np.flatnonzero(values[1:] != values[:-1]) + 1))
     heads = values[starts]
-    if (heads[1:] > heads[:-1]).all():
+    increasing = bool((heads[1:] > heads[:-1]).all())
+    if increasing:
         uniques, inverse = heads, np.arange(heads.size)
     else:
         uniques, inverse = np.unique(heads, return_inverse=True)
     codes = _codes(inverse.reshape(-1), uniques.size, compact)
-    return uniques, np.repeat(codes, np.diff(np.append(starts, n)))
+    return uniques, np.repeat(codes, np.diff(np.append(starts, n))), increasing
 
 
 def _unique_objects(values):

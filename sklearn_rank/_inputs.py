@@ -9,8 +9,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from ._factorize import factorize
-from ._segments import is_nondecreasing
+from ._factorize import factorize_runs
 from .exceptions import InputTypeError, InputValueError
 
 TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
@@ -183,10 +182,16 @@ def _check_finite(values, name, where=""):
 
 
 def _check_relevance(rel, name="y_true"):
-    _check_finite(rel, name)
-    if rel.size and rel.min() < 0:
+    if rel.dtype.kind == "f" and rel.size:  # the extremes once: finite (they propagate NaN) and not negative
+        low, high = rel.min(), rel.max()
+        if not (np.isfinite(low) and np.isfinite(high)):
+            _check_finite(rel, name)
+    else:
+        _check_finite(rel, name)
+        low = rel.min() if rel.size else 0
+    if rel.size and low < 0:
         raise InputValueError(
-            f"`{name}` must be non-negative relevance values. Got minimum {float(rel.min())!r} instead.")
+            f"`{name}` must be non-negative relevance values. Got minimum {float(low)!r} instead.")
 
 
 def _query_codes(qid, n_rows):
@@ -201,12 +206,12 @@ def _query_codes(qid, n_rows):
         if any(v is None or (isinstance(v, float) and v != v) for v in qid):
             raise InputValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
     try:
-        uniques, codes = factorize(qid)
+        uniques, codes, in_order = factorize_runs(qid)
     except TypeError:
         raise InputTypeError("`qid` values must be mutually comparable (all numbers or all strings). "
                              "Got mixed types instead.") from None
     # grouped: True when each query's rows are contiguous and in id order (the sort can be skipped)
-    return uniques, codes, True if is_nondecreasing(codes) else None
+    return uniques, codes, True if in_order else None
 
 
 def weights_per_row(sample_weight, n, unit="query"):
