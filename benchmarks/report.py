@@ -327,7 +327,7 @@ def rst_tables(results, env, target_rows, command):
                                 "added per score (share)"], rows))
     rows = [[r["target"], r["goal"], r["measured"] or "-",
              {True: "met", False: "**missed**", None: "not measured"}[r["met"]]] for r in target_rows]
-    out.append("**Targets of issue 6**, as ratios within this one run:\n")
+    out.append("**Targets**, as ratios within this one run:\n")
     out.append(_list_table(["target", "goal", "measured", "status"], rows, [55, 15, 15, 15]))
     # Wrap the paragraphs (not the tables) for readable sources.
     return "\n".join(part if part.startswith(".. ") else textwrap.fill(part.rstrip("\n"), 110) + "\n"
