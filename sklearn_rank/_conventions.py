@@ -48,6 +48,9 @@ class Preset:
     peer: str = ""  # the peer's name as its users write it, for messages
     # metrics the peer has, defined in a way no option reproduces: base name -> what the peer does
     refused: dict = field(default_factory=dict)
+    # metrics the preset reproduces only under another value of an option than its own: base name ->
+    # (option, value, what the peer does)
+    requires: dict = field(default_factory=dict)
 
 
 PRESETS = {
@@ -89,7 +92,11 @@ PRESETS = {
         "torchmetrics' retrieval metrics: input order among ties, linear gain, a query without a "
         "relevant item scores 0 (empty_target_action='neg'), AP@k divided by the relevant items in the "
         "top k",
-        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="retrieved", all_relevant="zero")),
+        dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="retrieved", all_relevant="zero"),
+        peer="torchmetrics",
+        requires={"auc": ("ties", "expected", "torchmetrics' AUROC counts a pair of tied scores half (its ROC curve "
+                                               "has one point per distinct score), where the preset keeps input "
+                                               "order among ties")}),
     "spark": Preset(
         "Spark's RankingMetrics: the prediction order is the ranking (input order among ties), a query "
         "without a relevant item scores 0, MAP@k divided by min(k, relevant), graded nDCG gain "
@@ -149,16 +156,27 @@ PRESETS = {
 CONVENTIONS = tuple(PRESETS)
 
 
-def check_preset_metrics(convention, resolved):
-    """Refuse a metric the preset's peer does not have: its number would be sklearn-rank's, not the peer's."""
+def check_preset_metrics(convention, resolved, options=None):
+    """Refuse a metric the preset's peer does not have, or defines otherwise than the options in force
+    (``options``: the resolved ones): its number would be sklearn-rank's, not the peer's."""
     preset = check_convention(convention)
-    if preset is None or preset.metrics is None:
+    if preset is None:
+        return
+    for written, spec, _ in resolved:
+        if spec.base in preset.requires and options is not None:
+            option, value, why = preset.requires[spec.base]
+            if options.get(option) != value:
+                raise InputValueError(
+                    f"convention={normalise_convention(convention)!r} reproduces {spec.base!r} as {preset.peer} "
+                    f"computes it only with {option}={value!r}: {why}. Write {option}={value!r} in the call. Got metric {written!r} "
+                    f"with {option}={options.get(option)!r} instead.")
+    if preset.metrics is None:
         return
     for written, spec, _ in resolved:
         if spec.base in preset.refused:
             raise InputValueError(
-                f"convention={normalise_convention(convention)!r} cannot reproduce {preset.peer}'s {spec.base!r}: "
-                f"{preset.refused[spec.base]}. Evaluate it without the preset or with the options written out "
+                f"convention={normalise_convention(convention)!r} cannot reproduce {spec.base!r} as {preset.peer} "
+                f"computes it: {preset.refused[spec.base]}. Evaluate it without the preset or with the options written out "
                 f"(see the conventions page). Got metric {written!r} instead.")
         if spec.base not in preset.metrics:
             have = ", ".join(sorted(preset.metrics))

@@ -161,7 +161,7 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
         (base, replace(definitions, **values)) for base, values in options["definitions_for"].items() if values))
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     resolved = resolve_metrics(metrics, targets, aliases)
-    check_preset_metrics(convention, resolved)
+    check_preset_metrics(convention, resolved, dict(ties=ties))
     for written, spec, family in resolved:
         if definitions.for_metric(spec.base).average == "micro" and (
                 family != "list" or spec.base not in MICRO_METRICS):
