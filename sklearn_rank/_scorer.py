@@ -544,6 +544,7 @@ class MultimetricRankingScorer(_EstimatorScorer):
         self._computed = tuple(specs if computed is None else computed)
         self.qid = qid
         self.params = params
+        engine_plan(metrics=list(self._computed), **params)  # refused when made, as RankingScorer is
 
     @property
     def names(self):

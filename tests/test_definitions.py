@@ -384,7 +384,11 @@ def test_scorers_and_the_evaluator_take_the_definition_options():
     assert scores[0] == pytest.approx(evaluate(y[test], fitted.predict(frame[test]), qid=qid[test], metrics=["p@5"],
                                                **options).summary["p@5"], rel=1e-12)
     # refused when made, not at the first fold
+    from sklearn_rank import make_multimetric_scorer
+
     with pytest.raises(ValueError, match="implicit has no 'mrr'"):
         make_ranking_scorer("mrr", convention="implicit")
+    with pytest.raises(ValueError, match="implicit has no 'mrr'"):
+        make_multimetric_scorer(["map", "mrr"], convention="implicit")
     with pytest.raises(ValueError, match="discount"):
         make_ranking_scorer("ndcg@5", discount="ln")
