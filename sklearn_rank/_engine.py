@@ -102,10 +102,6 @@ class Plan:
     no_relevant_for: dict
     params: dict
 
-    @property
-    def ap_denominator(self):
-        return self.definitions.ap_denominator
-
     def part(self, y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
              unjudged=None, n_jobs=1):
         """The :class:`PartialReport` of the rows of some whole queries; ``n_jobs`` threads rank parts of

@@ -603,14 +603,21 @@ class ListKernels:
         judged = SegmentBlocks(blocks, self.n_queries)
         return divide(judged.total(judged.n_rel * self._in_top(judged, self._k(k)) / judged.size))
 
+    def _for_metric(self, base):
+        """These kernels under the definitions of the metric ``base`` (a preset may define some metrics its
+        own way: ``Definitions.by_metric``): ``self``, or a copy sharing the blocks."""
+        own = self.definitions.for_metric(base)
+        if own is self.definitions:
+            return self
+        other = copy.copy(self)
+        other.definitions = own
+        return other
+
     def denominator(self, base, k):
         """What each query's value of the count metric ``base`` divides its count by (``MICRO_METRICS``):
         micro averaging weighs the per-query values by it."""
-        if self.definitions.by_metric and self.definitions.for_metric(base) is not self.definitions:
-            other = copy.copy(self)
-            other.definitions = self.definitions.for_metric(base)
-            return other.denominator(base, k)
-        xp, st, d = self.xp, self.stats, self.definitions
+        kernels = self._for_metric(base)
+        xp, st, d = kernels.xp, kernels.stats, kernels.definitions
         as_float = (lambda v: xp.astype(v, xp.float64))
         n_rel, n_cand = as_float(st.n_relevant), as_float(st.n_candidates)
         if base == "r":
@@ -630,14 +637,8 @@ class ListKernels:
     def compute(self, base, k, param=None):
         """The per-query values of the list metric ``base`` (a registry name) at cut-off ``k``, with the
         metric's parameter ``param`` when it has one (rbp's p, err's max_grade), under the definitions of
-        that metric (a preset may define some metrics its own way: ``Definitions.by_metric``)."""
-        if self.definitions.by_metric:
-            own = self.definitions.for_metric(base)
-            if own is not self.definitions:
-                other = copy.copy(self)
-                other.definitions = own
-                return other.compute(base, k, param)
-        method = getattr(self, list_kernel(base))
+        that metric."""
+        method = getattr(self._for_metric(base), list_kernel(base))
         return method(k) if base not in ("rbp", "err", "pfound") else method(k, param)
 
 

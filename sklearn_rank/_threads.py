@@ -67,15 +67,11 @@ def imap_in_order(function, items, n_jobs):
             yield pending.popleft().result()
 
 
-def split_queries(data, n_parts):
-    """Parts of the validated ``data`` (``GroupedData`` or ``LabelIndexData``) holding whole queries, in
-    query order; ``[data]`` when it cannot be split (one query, or judgements beside the rows)."""
-    return [queries_in(data, span) for span in query_ranges(data, n_parts)]
-
-
 def query_ranges(data, n_parts):
-    """The ranges ``(lo, hi)`` of query codes of :func:`split_queries`'s parts, ``[None]`` for the whole: cheap,
-    so that each part is cut from ``data`` (:func:`queries_in`) on the thread that evaluates it."""
+    """The ranges ``(lo, hi)`` of query codes of up to ``n_parts`` parts of the validated ``data``
+    (``GroupedData`` or ``LabelIndexData``) holding whole queries, in query order; ``[None]`` for the whole
+    when it cannot be split (one query, or judgements beside the rows). Cheap, so that each part is cut
+    from ``data`` (:func:`queries_in`) on the thread that evaluates it."""
     n_queries = data.n_queries
     if n_parts <= 1 or n_queries < 2 or getattr(data, "judged_query", None) is not None:
         return [None]

@@ -200,18 +200,23 @@ def curve_params(fit_params):
     return {"groups": fit_params["groups"]} if fit_params else {}
 
 
+def curve_routes(data, tool):
+    """``tool`` by both routes where the curve tools route query ids to scorers; on scikit-learn 1.4 and 1.5 (the
+    scorer gets no query ids) the routing route's error names the column route, and the column route's result."""
+    if not CURVES_ROUTE:
+        with pytest.raises(ValueError, match="query-id column in X"):
+            run("routing", data, tool)
+        return run("column", data, tool)
+    return both_routes(data, tool)
+
+
 def test_learning_curve(data):
     def tool(estimator, X, prefix, fit_params, scoring):
         sizes, _, test = learning_curve(estimator, X, data["y"], train_sizes=[0.5, 1.0], scoring=scoring,
                                         cv=QueryGroupKFold(3), error_score="raise", **curve_params(fit_params))
         return [sizes] + list(test)
 
-    if not CURVES_ROUTE:  # scikit-learn 1.4, 1.5: the scorer gets no query ids; the error names the column route
-        with pytest.raises(ValueError, match="query-id column in X"):
-            run("routing", data, tool)
-        sizes, *test = run("column", data, tool)
-    else:
-        sizes, *test = both_routes(data, tool)
+    sizes, *test = curve_routes(data, tool)
     for row, size in enumerate(sizes):
         np.testing.assert_allclose(test[row], by_hand(data, train_rows=int(size)), rtol=0, atol=ATOL)
 
@@ -223,12 +228,7 @@ def test_validation_curve(data):
                                    **curve_params(fit_params))
         return test
 
-    if not CURVES_ROUTE:
-        with pytest.raises(ValueError, match="query-id column in X"):
-            run("routing", data, tool)
-        test = run("column", data, tool)
-    else:
-        test = both_routes(data, tool)
+    test = curve_routes(data, tool)
     for row, alpha in enumerate([0.1, 300.0]):
         np.testing.assert_allclose(test[row], by_hand(data, Ridge(alpha=alpha)), rtol=0, atol=ATOL)
 
@@ -239,12 +239,7 @@ def test_permutation_test_score(data):
                                                     scoring=scoring, cv=QueryGroupKFold(3), **curve_params(fit_params))
         return np.concatenate([[score], permuted])
 
-    if not CURVES_ROUTE:
-        with pytest.raises(ValueError, match="query-id column in X"):
-            run("routing", data, tool)
-        scores = run("column", data, tool)
-    else:
-        scores = both_routes(data, tool)
+    scores = curve_routes(data, tool)
     assert scores[0] == pytest.approx(by_hand(data).mean(), abs=ATOL)
     assert scores[1:].max() < scores[0]  # shuffled relevance ranks worse
 

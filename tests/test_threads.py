@@ -40,16 +40,20 @@ def _evaluate(*args, **kwargs):
         return skr.evaluate(*args, **kwargs)
 
 
-@pytest.mark.parametrize("ties", ["expected", "realistic", "ordinal"])
-@pytest.mark.parametrize("sorted_ids", [True, False])
-def test_grouped_rows(ties, sorted_ids, pools):
-    rng = np.random.default_rng(1)
-    n = 20_000
-    qid = rng.integers(0, 700, n)
+def _rows(seed, n_queries, sorted_ids, n=20_000):
+    """Graded grouped rows with tied scores: (y, score, qid, the generator for more draws)."""
+    rng = np.random.default_rng(seed)
+    qid = rng.integers(0, n_queries, n)
     if sorted_ids:
         qid = np.sort(qid)
     y = rng.integers(0, 3, n) * (rng.random(n) < 0.15)
-    s = np.round(rng.random(n), 2)
+    return y, np.round(rng.random(n), 2), qid, rng
+
+
+@pytest.mark.parametrize("ties", ["expected", "realistic", "ordinal"])
+@pytest.mark.parametrize("sorted_ids", [True, False])
+def test_grouped_rows(ties, sorted_ids, pools):
+    y, s, qid, rng = _rows(1, 700, sorted_ids)
     weight = (rng.random(700) + 0.1)[qid]
     one = _evaluate(y, s, qid=qid, metrics=METRICS, ties=ties, sample_weight=weight)
     for n_jobs in (2, 3, -1):
@@ -63,13 +67,8 @@ def test_grouped_rows_in_parts_of_part_rows(ties, sorted_ids, monkeypatch):
     """Grouped rows are ranked in parts of about PART_ROWS rows on one thread too: the numbers of one part."""
     from sklearn_rank import _engine
 
-    rng = np.random.default_rng(2)
-    n = 20_000
-    qid = rng.integers(0, 900, n)
-    if sorted_ids:
-        qid = np.sort(qid)
-    y = rng.integers(0, 3, n) * (rng.random(n) < 0.15)
-    s = np.round(rng.random(n), 2)
+    y, s, qid, _ = _rows(2, 900, sorted_ids)
+    n = qid.size
     monkeypatch.setattr(_engine, "PART_ROWS", 1 << 40)
     whole = _evaluate(y, s, qid=qid, metrics=METRICS, ties=ties)
     monkeypatch.setattr(_engine, "PART_ROWS", 1 << 11)  # 9 parts
