@@ -21,11 +21,11 @@ another namespace, one relevant item of grade 1 per query, is ERR's one-item cas
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 import math
 
 import numpy as np
 
+from ._definitions import DEFAULT_DEFINITIONS, Definitions  # noqa: F401 (the engine imports them here)
 from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_reciprocal, harmonic,
                             symmetric_means)
 from ._registry import list_kernel
@@ -35,43 +35,6 @@ from ._xp import NUMPY, is_numpy
 from .exceptions import InputValueError
 
 _DISCOUNT_CACHE = {}
-
-
-@dataclass(frozen=True)
-class Definitions:
-    """The options that choose between a metric's published definitions (docs/conventions.rst).
-
-    ``ap_denominator``: ``"relevant"`` (every relevant item), ``"capped"`` (min(k, relevant)),
-    ``"retrieved"`` (the relevant items in the top k) or ``"list"`` (min(relevant, k, candidates)).
-    ``precision_denominator``: ``"k"``, ``"list"`` (min(k, candidates)) or ``"capped"`` (min(k, relevant)).
-    ``recall_denominator``: ``"relevant"`` or ``"capped"`` (min(relevant, k)). ``discount`` of (n)DCG at
-    rank i: ``"log2"`` 1/log2(i + 1), ``"log2_max2"`` 1/log2(max(i, 2)), ``"reciprocal"`` 1/i.
-    ``ideal_dcg``: ``"relevant"`` (the query's gains in decreasing order) or ``"k"`` (k items of gain 1).
-    ``stop_probability`` of ERR and pFound at an item of grade g: ``"graded"`` (2^g - 1) / 2^g_max, or
-    ``"label"``, g itself (a label in [0, 1]: CatBoost). ``average``: ``"macro"`` (the mean of the
-    per-query values) or ``"micro"`` (the count metrics of :data:`MICRO_METRICS`: the sum of their
-    numerators over the sum of their denominators, a mean weighted by :meth:`ListKernels.denominator`).
-    ``all_relevant``: the AUC of a query whose candidates are all relevant (no pair to order): ``"skip"``
-    (NaN, out of the mean), ``"zero"`` (torchmetrics, CatBoost) or ``"one"``.
-    """
-
-    ap_denominator: str = "relevant"
-    precision_denominator: str = "k"
-    recall_denominator: str = "relevant"
-    discount: str = "log2"
-    ideal_dcg: str = "relevant"
-    stop_probability: str = "graded"
-    average: str = "macro"
-    all_relevant: str = "skip"
-    # the definitions of some metrics where they differ (a preset's): ((registry base name, Definitions), ...)
-    by_metric: tuple = ()
-
-    def for_metric(self, base):
-        """The definitions of the metric ``base``."""
-        return next((own for name, own in self.by_metric if name == base), self)
-
-
-DEFAULT_DEFINITIONS = Definitions()
 
 
 def discount_at(xp, position, kind="log2"):
