@@ -46,11 +46,12 @@ class Preset:
     # the registry base names of the metrics the peer has (None: every metric); another metric is refused
     metrics: frozenset | None = None
     peer: str = ""  # the peer's name as its users write it, for messages
-    # metrics the peer has, defined in a way no option reproduces: base name -> what the peer does
+    # metrics the peer has, defined in a way no option reproduces: base name (or "base@k", the metric
+    # with a cut-off) -> what the peer does
     refused: dict = field(default_factory=dict)
-    # metrics the preset reproduces only under another value of an option than its own: base name ->
-    # (option, value, what the peer does)
-    requires: dict = field(default_factory=dict)
+    # list metrics the peer ranks under another tie policy than its others (base name -> policy): they are
+    # ranked apart under it, unless the caller writes ``ties=``
+    ties_for: dict = field(default_factory=dict)
 
 
 PRESETS = {
@@ -91,12 +92,9 @@ PRESETS = {
     "torchmetrics": Preset(
         "torchmetrics' retrieval metrics: input order among ties, linear gain, a query without a "
         "relevant item scores 0 (empty_target_action='neg'), AP@k divided by the relevant items in the "
-        "top k",
+        "top k; its AUROC counts a tied pair half (auc and auc@k ranked under ties='expected')",
         dict(ties="ordinal", gain="linear", no_relevant="zero", ap_denominator="retrieved", all_relevant="zero"),
-        peer="torchmetrics",
-        requires={"auc": ("ties", "expected", "torchmetrics' AUROC counts a pair of tied scores half (its ROC curve "
-                                               "has one point per distinct score), where the preset keeps input "
-                                               "order among ties")}),
+        peer="torchmetrics", ties_for={"auc": "expected"}),
     "spark": Preset(
         "Spark's RankingMetrics: the prediction order is the ranking (input order among ties), a query "
         "without a relevant item scores 0, MAP@k divided by min(k, relevant), graded nDCG gain "
@@ -106,14 +104,14 @@ PRESETS = {
         "CatBoost's eval_metric with group_id: relevant items last among tied ones (pessimistic), linear "
         "gain, precision@k and AP@k divided by the list's length when shorter than k (AP: and by the "
         "relevant items), a query without a relevant item scores 1 in NDCG and RecallAt and 0 elsewhere, "
-        "ERR and PFound read each label as the chance of stopping there",
+        "ERR and PFound read each label as the chance of stopping there, QueryAUC counts a tied pair half "
+        "and scores 0 a query without a pair (labels 0 and 1)",
         dict(ties="pessimistic", gain="linear", no_relevant="zero", precision_denominator="list",
-             ap_denominator="list", stop_probability="label"),
-        no_relevant_for={"ndcg": "one", "r": "one"},
-        metrics=frozenset({"ndcg", "dcg", "p", "r", "map", "mrr", "err", "pfound"}), peer="CatBoost",
-        refused={"auc": "CatBoost's QueryAUC:type=Ranking counts the pairs of items with different grades "
-                        "(graded, not relevant against non-relevant) and scores 0 a query whose labels are "
-                        "all equal"}),
+             ap_denominator="list", stop_probability="label", all_relevant="zero"),
+        no_relevant_for={"ndcg": "one", "r": "one"}, ties_for={"auc": "expected"},
+        definitions_for={"auc": {"auc_labels": "binary"}},
+        metrics=frozenset({"ndcg", "dcg", "p", "r", "map", "mrr", "err", "pfound", "auc"}), peer="CatBoost",
+        refused={"auc@k": "CatBoost's QueryAUC has no cut-off"}),
     "lenskit": Preset(
         "LensKit's top-N metrics: binary gain, discount 1/log2(max(rank, 2)), precision divided by the "
         "list's length, recall by min(relevant, k), AP by min(relevant, list length), RBP with patience "
@@ -130,11 +128,11 @@ PRESETS = {
         metrics=frozenset({"ndcg", "map", "mrr", "p", "r", "hits"}), peer="RecTools"),
     "cornac": Preset(
         "cornac's ranking_eval: binary gain, positives last among tied items (as its AUC counts a tie "
-        "0), users without a test positive left out",
-        dict(ties="pessimistic", gain="binary", no_relevant="skip"),
-        metrics=frozenset({"ndcg", "p", "r", "f1", "hits", "mrr", "auc"}), peer="cornac",
-        refused={"map": "cornac's MAP puts every item of a tie block at the block's worst rank "
-                        "(rankdata(method='max')), both as the rank and in the count of relevant items above"}),
+        "0), MAP with every tied item at its block's last place (rankdata 'max'), users without a test "
+        "positive left out",
+        dict(ties="pessimistic", gain="binary", no_relevant="skip", ap_ties="max"),
+        metrics=frozenset({"ndcg", "p", "r", "f1", "hits", "mrr", "auc", "map"}), peer="cornac",
+        refused={"auc@k": "cornac's AUC has no cut-off"}),
     "implicit": Preset(
         "implicit's ranking_metrics_at_k: binary gain, AP@K divided by min(K, relevant), precision pooled "
         "over users (the sum of hits over the sum of min(K, relevant)), users without a test item left out",
@@ -156,27 +154,22 @@ PRESETS = {
 CONVENTIONS = tuple(PRESETS)
 
 
-def check_preset_metrics(convention, resolved, options=None):
-    """Refuse a metric the preset's peer does not have, or defines otherwise than the options in force
-    (``options``: the resolved ones): its number would be sklearn-rank's, not the peer's."""
+def check_preset_metrics(convention, resolved):
+    """Refuse a metric the preset's peer does not have, or defines in a way no option reproduces: its number
+    would be sklearn-rank's, not the peer's."""
     preset = check_convention(convention)
     if preset is None:
         return
-    for written, spec, _ in resolved:
-        if spec.base in preset.requires and options is not None:
-            option, value, why = preset.requires[spec.base]
-            if options.get(option) != value:
-                raise InputValueError(
-                    f"convention={normalise_convention(convention)!r} reproduces {spec.base!r} as {preset.peer} "
-                    f"computes it only with {option}={value!r}: {why}. Write {option}={value!r} in the call. Got metric {written!r} "
-                    f"with {option}={options.get(option)!r} instead.")
     if preset.metrics is None:
         return
     for written, spec, _ in resolved:
-        if spec.base in preset.refused:
+        # a refusal of the metric, or of the metric with a cut-off only ("auc@k")
+        key = next((key for key in (spec.base, f"{spec.base}@k" if spec.k is not None else None)
+                    if key in preset.refused), None)
+        if key is not None:
             raise InputValueError(
-                f"convention={normalise_convention(convention)!r} cannot reproduce {spec.base!r} as {preset.peer} "
-                f"computes it: {preset.refused[spec.base]}. Evaluate it without the preset or with the options written out "
+                f"convention={normalise_convention(convention)!r} cannot reproduce {key!r} as {preset.peer} "
+                f"computes it: {preset.refused[key]}. Evaluate it without the preset or with the options written out "
                 f"(see the conventions page). Got metric {written!r} instead.")
         if spec.base not in preset.metrics:
             have = ", ".join(sorted(preset.metrics))
@@ -220,9 +213,12 @@ def resolve(convention, options):
     if "no_relevant" in options:
         out["no_relevant_for"] = dict(preset.no_relevant_for) if (
             preset is not None and isinstance(options["no_relevant"], Default)) else {}
+    out["ties_for"] = dict(preset.ties_for) if (
+        preset is not None and isinstance(options.get("ties"), Default)) else {}
     # a preset's per-metric definitions, for the options the caller left to it
     out["definitions_for"] = {} if preset is None else {
-        base: {name: value for name, value in values.items() if isinstance(options.get(name), Default)}
+        base: {name: value for name, value in values.items()
+               if isinstance(options.get(name, Default()), Default)}  # (auc_labels: a preset's only)
         for base, values in preset.definitions_for.items()}
     for name, value in options.items():
         if isinstance(value, Default):

@@ -24,7 +24,13 @@ class Definitions:
     per-query values) or ``"micro"`` (the count metrics of :data:`MICRO_METRICS`: the sum of their
     numerators over the sum of their denominators, a mean weighted by :meth:`ListKernels.denominator`).
     ``all_relevant``: the AUC of a query whose candidates are all relevant (no pair to order): ``"skip"``
-    (NaN, out of the mean), ``"zero"`` (torchmetrics, CatBoost) or ``"one"``.
+    (NaN, out of the mean), ``"zero"`` (torchmetrics, CatBoost) or ``"one"``. ``ap_ties``: the places of
+    tied items in AP: ``"follow"`` (the tie policy's) or ``"max"`` (every item of a tie block at the
+    block's last place, and every relevant item of the block counted at it: scipy's
+    ``rankdata(method="max")``, cornac's MAP, scikit-learn's label ranking average precision).
+
+    ``auc_labels`` is set by presets only: ``"binary"`` refuses AUC on labels other than 0 and 1, where
+    the peer reads a label another way (CatBoost's QueryAUC: as a probability).
     """
 
     ap_denominator: str = "relevant"
@@ -35,6 +41,8 @@ class Definitions:
     stop_probability: str = "graded"
     average: str = "macro"
     all_relevant: str = "skip"
+    ap_ties: str = "follow"
+    auc_labels: str = "any"
     # the definitions of some metrics where they differ (a preset's): ((registry base name, Definitions), ...)
     by_metric: tuple = ()
 
@@ -44,3 +52,15 @@ class Definitions:
 
 
 DEFAULT_DEFINITIONS = Definitions()
+
+
+def kernel_ties(base, k, definitions, ties):
+    """The tie policy whose blocks the kernel of the list metric ``base`` (cut at ``k``) reads under
+    ``ties``: the tie blocks themselves (``"expected"``) where the metric's definition places tied items
+    its own way (AP with ``ap_ties="max"``), or where ``ties="realistic"`` has no places for the top k of
+    ``auc@k`` to choose from (the tied items of its mid ranks share a place); else ``ties``."""
+    if base == "map" and definitions.for_metric(base).ap_ties == "max":
+        return "expected"
+    if base == "auc" and k is not None and ties == "realistic":
+        return "expected"
+    return ties

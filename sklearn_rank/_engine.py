@@ -9,7 +9,7 @@ vectorised kernels over it (``_lists``, ``_rank_stats``); the result is a ``Rank
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 import warnings
 
 import numpy as np
@@ -19,7 +19,8 @@ from ._inputs import (AP_DENOMINATORS, DISCOUNTS, GAINS, IDEAL_DCGS, MISSING, NA
                       GroupedData,
                       RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level, prepare,
                       weights_per_row)
-from ._lists import MICRO_METRICS, Definitions
+from ._definitions import Definitions, kernel_ties
+from ._lists import MICRO_METRICS
 from ._label_index import LabelIndexStructure
 from ._matrix import MatrixStructure
 from ._namespace import array_namespace, evaluate_in_namespace, evaluate_ranks_in_namespace, namespace_structure
@@ -29,6 +30,7 @@ from ._rank_stats import ADJUSTED, RankDistribution, RankStats
 from ._ranks import GroupedStructure, Ranks
 from ._threads import PART_ROWS, PARTS_PER_JOB, check_n_jobs, map_in_order, queries_in, query_ranges
 from ._conventions import check_preset_metrics, default_options, normalise_convention, resolve as resolve_convention
+from ._report import RankingReport
 from ._registry import DUAL_FAMILY, base_spec, display_name as _display_name, get_metric, normalise_name, with_k
 from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 
@@ -36,14 +38,14 @@ from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
                      ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
                      recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded",
-                     average="macro", all_relevant="skip")
+                     average="macro", all_relevant="skip", ap_ties="follow")
 
 # The options that choose between a metric's published definitions (``_lists.Definitions``), with their
 # values: every entry point takes them as keywords and hands them to :func:`plan`.
 DEFINITION_OPTIONS = dict(ap_denominator=AP_DENOMINATORS, precision_denominator=PRECISION_DENOMINATORS,
                           recall_denominator=RECALL_DENOMINATORS, discount=DISCOUNTS, ideal_dcg=IDEAL_DCGS,
                           stop_probability=STOP_PROBABILITIES, average=("macro", "micro"),
-                          all_relevant=("skip", "zero", "one"))
+                          all_relevant=("skip", "zero", "one"), ap_ties=("follow", "max"))
 DEFINITION_DEFAULTS = {name: str(_D[name]) for name in DEFINITION_OPTIONS}
 # The options of :func:`plan` that hold for every part of an evaluation alike: what the split back ends
 # (``evaluate_batches``, ``evaluate_blocks``, Dask, Spark) forward.
@@ -57,7 +59,7 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
              nan_policy=_D["nan_policy"], convention=None, report_params=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
              discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"],
-             average=_D["average"], all_relevant=_D["all_relevant"]):
+             average=_D["average"], all_relevant=_D["all_relevant"], ap_ties=_D["ap_ties"]):
     """All ``metrics`` from one rank computation: a RankingReport (see ``sklearn_rank.evaluate``).
 
     ``convention`` names a preset (``_conventions.PRESETS``) for the options left at their defaults.
@@ -69,13 +71,15 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
                       nan_policy=nan_policy, convention=convention, report_params=report_params,
                       judged=judged is not None, precision_denominator=precision_denominator,
                       recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                      stop_probability=stop_probability, average=average, all_relevant=all_relevant)
+                      stop_probability=stop_probability, average=average, all_relevant=all_relevant,
+                      ap_ties=ap_ties)
     n_jobs = check_n_jobs(n_jobs)
     xp = array_namespace(y_score)
     if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
-        return evaluate_in_namespace(xp, evaluation, y_true, y_score, qid=qid, exclude=exclude, labels=labels,
-                                     sample_weight=sample_weight, judged=judged, unjudged=unjudged,
-                                     families=_needs(evaluation.resolved))
+        reports = [evaluate_in_namespace(xp, each, y_true, y_score, qid=qid, exclude=exclude, labels=labels,
+                                         sample_weight=sample_weight, judged=judged, unjudged=unjudged,
+                                         families=_needs(each.resolved)) for each in evaluation.by_ties()]
+        return reports[0] if len(reports) == 1 else _joined_reports(reports, evaluation)
     part = evaluation.part(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
                            judged=judged, unjudged=unjudged, n_jobs=n_jobs)
     return evaluation.reduce([part])
@@ -101,11 +105,34 @@ class Plan:
     missing: str
     no_relevant_for: dict
     params: dict
+    # the tie policy of some list metrics where a preset's peer ranks them otherwise (registry base names)
+    ties_for: dict = field(default_factory=dict)
+
+    def by_ties(self):
+        """This plan as one plan per tie policy in force (a preset's ``ties_for``, a definition's
+        ``_definitions.kernel_ties``), each with its own metrics: one plan, itself, when every metric is
+        ranked under ``ties``."""
+        groups = {}
+        for item in self.resolved:
+            spec = item[1]
+            ties = kernel_ties(spec.base, spec.k, self.definitions, self.ties_for.get(spec.base, self.ties)) if (
+                item[2] == "list") else self.ties
+            groups.setdefault(ties, []).append(item)
+        if list(groups) == [self.ties]:
+            return [self]
+        return [replace(self, resolved=items, ties=ties, ties_for={}) for ties, items in groups.items()]
 
     def part(self, y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
              unjudged=None, n_jobs=1):
         """The :class:`PartialReport` of the rows of some whole queries; ``n_jobs`` threads rank parts of
         them (see ``_threads``), with the same numbers as one."""
+        plans = self.by_ties()
+        if len(plans) > 1:  # the metrics of each tie policy ranked apart, their values joined
+            parts = [each.part(y_true, y_score, qid=qid, exclude=exclude, labels=labels,
+                               sample_weight=sample_weight, judged=judged, unjudged=unjudged, n_jobs=n_jobs)
+                     for each in plans]
+            return replace(parts[0], values={name: value for part in parts for name, value in part.values.items()},
+                           ranks=next((part.ranks for part in parts if part.ranks is not None), None))
         stable = self.ties == "ordinal"
         data = _validated(y_true, y_score, qid, exclude, labels, sample_weight, judged, self.gain, unjudged,
                           self.nan_policy)
@@ -138,11 +165,13 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
          targets=_D["targets"], missing=_D["missing"], ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"],
          convention=None, report_params=None, judged=False, precision_denominator=_D["precision_denominator"],
          recall_denominator=_D["recall_denominator"], discount=_D["discount"], ideal_dcg=_D["ideal_dcg"],
-         stop_probability=_D["stop_probability"], average=_D["average"], all_relevant=_D["all_relevant"]):
+         stop_probability=_D["stop_probability"], average=_D["average"], all_relevant=_D["all_relevant"],
+         ap_ties=_D["ap_ties"]):
     """The :class:`Plan` of ``metrics`` under these options (checked here, before any data is read)."""
     written = dict(ap_denominator=ap_denominator, precision_denominator=precision_denominator,
                    recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                   stop_probability=stop_probability, average=average, all_relevant=all_relevant)
+                   stop_probability=stop_probability, average=average, all_relevant=all_relevant,
+                   ap_ties=ap_ties)
     options, aliases = resolve_convention(convention, dict(
         ties=ties, gain=gain, no_relevant=no_relevant, targets=targets, nan_policy=nan_policy, missing=missing,
         **written))
@@ -157,7 +186,7 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
         (base, replace(definitions, **values)) for base, values in options["definitions_for"].items() if values))
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     resolved = resolve_metrics(metrics, targets, aliases)
-    check_preset_metrics(convention, resolved, dict(ties=ties))
+    check_preset_metrics(convention, resolved)
     for written, spec, family in resolved:
         if definitions.for_metric(spec.base).average == "micro" and (
                 family != "list" or spec.base not in MICRO_METRICS):
@@ -177,8 +206,23 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
         params["missing"] = missing
     if report_params:
         params.update(report_params)
+    ties_for = {base: policy for base, policy in options["ties_for"].items() if policy != ties}
+    if ties_for:
+        params["ties_for"] = ties_for
     return Plan(resolved, ties, gain, no_relevant, targets, definitions, nan_policy, level, missing,
-                options["no_relevant_for"], params)
+                options["no_relevant_for"], params, ties_for)
+
+
+def _joined_reports(reports, evaluation):
+    """One report of the reports of :meth:`Plan.by_ties` (the same queries), in the plan's metric order."""
+    summary = {name: value for report in reports for name, value in report.summary.items()}
+    per_query = {name: value for report in reports for name, value in report.per_query.items()}
+    order = [written for written, _, _ in evaluation.resolved]
+    first = reports[0]
+    return RankingReport({name: summary[name] for name in order},
+                         {"qid": per_query.pop("qid"), **{name: per_query[name] for name in order}},
+                         first.n_queries, first.n_skipped, evaluation.params, n_missing=first.n_missing,
+                         sample_weight=first.sample_weight)
 
 
 def compute_ranks(y_true, y_score, *, qid=None, exclude=None, labels=None, relevance_level=None,

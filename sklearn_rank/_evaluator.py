@@ -138,7 +138,7 @@ class RankingEvaluator(RankerFitMixin, EvaluatorTagsMixin, MetaEstimatorMixin, B
         for the engine options left at their defaults; see
         :func:`sklearn_rank.evaluate`.
     precision_denominator, recall_denominator, discount, ideal_dcg, \
-stop_probability, average, all_relevant : str, default=None
+stop_probability, average, all_relevant, ap_ties : str, default=None
         The definition options of :func:`sklearn_rank.evaluate` (None: its
         default, or the value of ``convention``).
 
@@ -221,7 +221,7 @@ stop_probability, average, all_relevant : str, default=None
     def __init__(self, estimator, *, metric="ndcg@10", qid="qid", ties=None, gain=None, relevance_level=None,
                  no_relevant=None, targets=None, ap_denominator=None, nan_policy=None, convention=None,
                  precision_denominator=None, recall_denominator=None, discount=None, ideal_dcg=None,
-                 stop_probability=None, average=None, all_relevant=None):
+                 stop_probability=None, average=None, all_relevant=None, ap_ties=None):
         self.estimator = estimator
         self.metric = metric
         self.qid = qid
@@ -240,6 +240,7 @@ stop_probability, average, all_relevant : str, default=None
         self.stop_probability = stop_probability
         self.average = average
         self.all_relevant = all_relevant
+        self.ap_ties = ap_ties
 
     # ---- helpers --------------------------------------------------------------------------
 

@@ -430,3 +430,41 @@ def expect_order_reciprocal(s, m, g, i, k, decay=None):
             out[part] = np.bincount(owner, weights=np.exp(log_p) * weight, minlength=part.size)
             start = stop
     return out
+
+
+def expect_top_auc(prefix, c, s, m, r, t, fill, *, xp=NUMPY):
+    """The AUC of a top k that ends inside a tie block, averaged over the orders of that block's items.
+
+    Per query: ``s`` candidates above the block, ``c`` of them relevant, whose (relevant, non-relevant)
+    pairs ordered right number ``prefix``; the block of ``m`` candidates, ``r`` relevant, has ``t`` places
+    (0 < t < m) in the top k. The relevant items of the block among them, X, follow the hypergeometric law
+    of ``t`` draws from ``m`` with ``r`` successes, and given X the top k's AUC is
+
+        (prefix + c (t - X) + X (t - X) / 2) / ((c + X) (s - c + t - X)),
+
+    the tied pairs of the block counting half; 0 without a relevant item in the top k, ``fill`` (per
+    query) without a non-relevant one. The law's weights come from the ratio of consecutive terms (no
+    log-gamma in the array API standard), as a running sum of logarithms.
+    """
+    from ._sklearn_compat import array_device
+
+    lo = xp.maximum(t - (m - r), 0.0)
+    hi = xp.minimum(r, t)
+    width = int(xp.max(hi - lo)) + 1 if hi.shape[0] else 1
+    x = lo[:, None] + xp.arange(width, dtype=xp.float64, device=array_device(lo))[None, :]
+    valid = x <= hi[:, None]
+    mm, rr, tt = m[:, None], r[:, None], t[:, None]
+    # P(X = x + 1) / P(X = x) = (r - x) (t - x) / ((x + 1) (m - r - t + x + 1)), positive below hi
+    up = xp.where(valid, (rr - x) * (tt - x), 1.0)
+    down = (x + 1.0) * xp.maximum(mm - rr - tt + x + 1.0, 1.0)
+    step = xp.where(up > 0, xp.log(xp.where(up > 0, up, 1.0) / down), -math.inf)
+    log_w = xp.concat([xp.zeros_like(step[:, :1]), xp.cumulative_sum(step[:, :-1], axis=1)], axis=1)
+    log_w = xp.where(valid, log_w, -math.inf)
+    w = xp.exp(log_w - xp.max(log_w, axis=1, keepdims=True))
+    w = w / xp.sum(w, axis=1, keepdims=True)
+    cc, ss = c[:, None], s[:, None]
+    n_rel, n_nonrel = cc + x, ss - cc + tt - x
+    ok = (n_rel > 0) & (n_nonrel > 0)
+    value = (prefix[:, None] + cc * (tt - x) + x * (tt - x) / 2) / xp.where(ok, n_rel * n_nonrel, 1.0)
+    value = xp.where(ok, value, xp.where(n_rel > 0, fill[:, None], 0.0))
+    return xp.sum(xp.where(w > 0, w * value, 0.0), axis=1)

@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from ._definitions import DEFAULT_DEFINITIONS, Definitions  # noqa: F401 (the engine imports them here)
-from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_reciprocal, harmonic,
-                            symmetric_means)
+from ._expectations import (_clip, expect_hits, expect_order_reciprocal, expect_reciprocal, expect_top_auc,
+                            harmonic, symmetric_means)
 from ._registry import list_kernel
 from ._segments import (exclusive_first, exclusive_segment_sum, first_true_per_segment, local_exclusive_sum,
                         segment_starts, segment_sum)
@@ -354,6 +354,11 @@ class ListKernels:
             denominator = self._exact_hits_count(k)
         else:
             denominator = n_relevant
+        if self.definitions.ap_ties == "max":  # the blocks are the tie blocks (``kernel_ties``)
+            b = self.binary
+            end = b.start + b.size  # every candidate of the block at its last place
+            inside = end <= b.per_block(self._k(k))
+            return self._divide(b.total(xp.where(inside, b.n_rel * (b.before + b.n_rel) / end, 0.0)), denominator)
         return self._divide(self._ap_sum(self._k(k)), denominator)
 
     def _exact_hits_count(self, k):
@@ -429,17 +434,60 @@ class ListKernels:
         return g.total(g.select(multi, spread, (g.gain, g.size, g.start, t), point))
 
     def auc(self, k):
-        # Pairs (relevant, non-relevant) ordered correctly; tied pairs count half under "expected"
-        # and "realistic" (the block start already carries the half for realistic blocks).
-        b, st = self.binary, self.stats
-        n_nonrel = st.n_candidates - st.n_rel_retrieved
+        # Pairs (relevant, non-relevant) of the top k ordered right; tied pairs count half under "expected"
+        # (the realistic policy's block start already carries the half; with @k the plan ranks it as
+        # "expected": ``kernel_ties``). A tie block's share of the top k holds r * t / m relevant items:
+        # exact unless it holds relevant and non-relevant items and the cut-off splits it (below).
+        xp, b, st = self.xp, self.binary, self.stats
+        if self.definitions.auc_labels == "binary":
+            self._check_binary_labels()
+        t = self._in_top(b, self._k(k))
+        rel_top = b.n_rel * t / b.size
+        shown = xp.astype(st.n_candidates, xp.float64)
+        if k is not None:
+            shown = xp.minimum(shown, float(k))
+        n_rel = xp.astype(b.total(rel_top), xp.float64)  # (NumPy's bincount of nothing is integer)
+        n_nonrel = shown - n_rel
         nonrel_before = b.start - b.before
-        nonrel_tied = b.size - b.n_rel
-        correct = b.n_rel * (b.per_block(n_nonrel) - nonrel_before - nonrel_tied / 2)
-        pairs = st.n_rel_retrieved * n_nonrel
-        # no pair: a query without a relevant item (``no_relevant`` decides) or with nothing else
-        fill = {"skip": float("nan"), "zero": 0.0, "one": 1.0}[self.definitions.all_relevant]
-        return self._divide(b.total(correct), pairs, fill)
+        correct = rel_top * (b.per_block(n_nonrel) - nonrel_before - (t - rel_top) / 2)
+        pairs = n_rel * n_nonrel
+        # no pair: nothing but relevant candidates (in the top k: ``all_relevant`` decides), no relevant
+        # candidate (a query without a relevant item: ``no_relevant`` decides), or relevant candidates
+        # below the top k only (auc@k: 0, as torchmetrics')
+        undefined = xp.full_like(n_rel, {"skip": float("nan"), "zero": 0.0, "one": 1.0}[self.definitions.all_relevant])
+        fill = undefined
+        if k is not None:
+            fill = xp.where(n_rel > 0, fill, xp.zeros_like(n_rel))
+        value = self._divide(b.total(correct), pairs, fill)
+        split = (t > 0) & (t < b.size) & (b.n_rel > 0) & (b.n_rel < b.size)  # (never without k)
+        if k is None or not bool(xp.any(split)):
+            return value
+        # The top k ends inside a tie block of relevant and non-relevant items (one per query at most):
+        # its expectation over the orders of that block (``expect_top_auc``), from the blocks above it.
+        def of_split(v):
+            return b.total(xp.where(split, v, 0.0))
+
+        has = of_split(xp.ones_like(t)) > 0
+        s, c = of_split(b.start), of_split(b.before)
+        above = (t == b.size) & (b.start < b.per_block(s))
+        prefix = b.total(xp.where(above, b.n_rel * (b.per_block(s - c) - nonrel_before - (b.size - b.n_rel) / 2),
+                                  0.0))
+        args = [prefix, c, s, of_split(b.size), of_split(b.n_rel), of_split(t), undefined]
+        if is_numpy(xp):  # the queries that need it only
+            value[has] = expect_top_auc(*(a[has] for a in args))
+            return value
+        return xp.where(has, expect_top_auc(*args, xp=xp), value)
+
+    def _check_binary_labels(self):
+        """Refuse gains other than 0 and 1 (``auc_labels="binary"``: a preset's peer reads such labels its
+        own way)."""
+        xp, st = self.xp, self.stats
+        gain_sum = self.gain_blocks.total(self.gain_blocks.gain)
+        if self.binary.max_gain(st) > 1.0 or bool(xp.any(gain_sum != xp.astype(st.n_rel_retrieved, xp.float64))):
+            raise InputValueError(
+                "auc under this convention reproduces the peer's AUC of labels 0 and 1 only (CatBoost's QueryAUC "
+                "reads a label between 0 and 1 as a probability and refuses labels above 1). Evaluate it without "
+                "the convention for graded labels. Got relevance labels other than 0 and 1 instead.")
 
     def bpref(self, k):
         # trec_eval's bpref: (1/R) sum over retrieved relevant items of 1 - min(n, R) / min(N, R), n the
@@ -603,6 +651,13 @@ class ListKernels:
         that metric."""
         method = getattr(self._for_metric(base), list_kernel(base))
         return method(k) if base not in ("rbp", "err", "pfound") else method(k, param)
+
+
+def undefined_auc(written, k, n_bad, example=""):
+    """The warning for the queries whose AUC (of the top ``k``) has no pair: no non-relevant candidate."""
+    where = "" if k is None else f" in the top {k}"
+    return (f"Metric {written!r} is undefined for {n_bad} queries without a non-relevant candidate{where}{example}; "
+            "they are NaN per query and left out of the mean.")
 
 
 # The list metrics that are a count over a denominator per query, which average="micro" pools.

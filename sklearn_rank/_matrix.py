@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ._inputs import ALL_EXCLUDED, gain_of
-from ._lists import DENOMINATOR, ListKernels
+from ._lists import DENOMINATOR, ListKernels, undefined_auc
 from ._matrix_counts import COUNTED_CHUNK, counted_structure
 from ._namespace_counts import block_bounds, counted_items, counting_chunk, exclusive_cumulative
 from ._namespace_inputs import namespace_chunk
@@ -575,9 +575,7 @@ def _namespace_list_report(xp, data, columns, evaluation, pooled):
         if not bool(xp.all(finite)):
             n_bad = int(xp.count_nonzero(~finite))
             if spec.base == "auc" and bool(xp.all(finite | xp.isnan(values))):
-                warnings.warn(f"Metric {written!r} is undefined for {n_bad} queries without a non-relevant "
-                              "candidate; they are NaN per query and left out of the mean.",
-                              UndefinedMetricWarning, stacklevel=5)
+                warnings.warn(undefined_auc(written, spec.k, n_bad), UndefinedMetricWarning, stacklevel=5)
             else:
                 raise InputValueError(f"Metric {written!r} must be finite for every query. Got {n_bad} non-finite "
                                       "per-query values instead.")

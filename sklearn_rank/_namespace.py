@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ._label_index import NamespaceLabelIndex
-from ._lists import ListKernels
+from ._lists import ListKernels, undefined_auc
 from ._matrix import NamespaceMatrix
 from ._namespace_inputs import _weights_ns, check_strided, prepare_namespace, to_namespace
 from ._rank_stats import ADJUSTED, NamespaceRankStats
@@ -83,9 +83,8 @@ def evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, labe
             values = lists.compute(spec.base, spec.k, spec.param)
             defined = ~xp.isnan(values)
             if not bool(xp.all(defined)):  # AUC of a query without a non-relevant candidate
-                warnings.warn(f"Metric {written!r} is undefined for {int(xp.count_nonzero(~defined))} queries "
-                              "without a non-relevant candidate; they are NaN per query and left out of the "
-                              "mean.", UndefinedMetricWarning, stacklevel=4)
+                warnings.warn(undefined_auc(written, spec.k, int(xp.count_nonzero(~defined))),
+                              UndefinedMetricWarning, stacklevel=4)
             kept = xp.where(defined, weight, 0.0)
             if evaluation.definitions.for_metric(spec.base).average == "micro":  # weighed by the denominators
                 kept = kept * lists.denominator(spec.base, spec.k)

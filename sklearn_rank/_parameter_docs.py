@@ -99,6 +99,14 @@ all_relevant : {"skip", "zero", "one"}, default="skip"
     pair orders a relevant item against another: undefined (NaN per query,
     left out of the mean, with a warning), 0 (torchmetrics' AUROC,
     CatBoost's QueryAUC) or 1.""",
+    "ap_ties": """
+ap_ties : {"follow", "max"}, default="follow"
+    The places of tied candidates in ``map`` and ``map@k``: those of
+    ``ties``, or ``"max"``: every candidate of a tie block at the block's
+    last place, with every relevant candidate of the block counted there
+    (scipy's ``rankdata(method="max")``; cornac's MAP, scikit-learn's
+    ``label_ranking_average_precision_score``). With ``@k``, a block counts
+    when its last place is within the top k.""",
     "convention": """
 convention : {"sklearn", "trec_eval", "ranx", "pykeen", "ogb", "tgb", "lightgbm", \
 "xgboost", "torchmetrics", "spark", "catboost", "lenskit", "rectools", "cornac", \

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from ._lists import DEFAULT_DEFINITIONS, DENOMINATOR, ListKernels
+from ._lists import DEFAULT_DEFINITIONS, DENOMINATOR, ListKernels, undefined_auc
 from ._rank_stats import RankDistribution, RankStats
 from ._report import RankingReport, weighted_mean
 from .exceptions import InputValueError, UndefinedMetricWarning
@@ -386,9 +386,8 @@ def _check_list_values(written, spec, values, qid, params):
     if not bad.any():
         return
     if spec.base == "auc" and np.isnan(values[bad]).all():
-        warnings.warn(f"Metric {written!r} is undefined for {int(bad.sum())} queries without a non-relevant "
-                      f"candidate (e.g. qid {qid[bad][:5].tolist()}); they are NaN per query and left out of "
-                      "the mean.", UndefinedMetricWarning, stacklevel=6)
+        warnings.warn(undefined_auc(written, spec.k, int(bad.sum()), f" (e.g. qid {qid[bad][:5].tolist()})"),
+                      UndefinedMetricWarning, stacklevel=6)
         return
     hint = (" With gain='exponential' the gains 2**rel - 1 overflow; use gain='linear' or smaller relevance "
             "grades." if params.get("gain") == "exponential" else "")

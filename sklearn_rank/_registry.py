@@ -122,7 +122,8 @@ _SPECS = {  # family, greater_is_better, takes_k, lower, upper, needs_relevant, 
         "list", True, "no", 0.0, 1.0, True, "precision at R, the number of relevant items",
         synonyms=("rprecision",), list_kernel="r_precision"),
     "auc": _Entry(
-        "list", True, "no", 0.0, 1.0, True, "per-query ROC AUC (ties count half)", synonyms=("rocauc",),
+        "list", True, "optional", 0.0, 1.0, True,
+        "per-query ROC AUC (ties count half; with @k: of the top k, torchmetrics' top_k)", synonyms=("rocauc",),
         list_kernel="auc"),
     "bpref": _Entry(
         "list", True, "no", 0.0, 1.0, True,

@@ -352,7 +352,8 @@ def make_ranking_scorer(metric, *, qid="qid", k=None, **params):
         ``no_relevant``, ``targets``, ``nan_policy``, ``convention`` (a peer's
         preset) and the definition options (``ap_denominator``,
         ``precision_denominator``, ``recall_denominator``, ``discount``,
-        ``ideal_dcg``, ``stop_probability``, ``average``, ``all_relevant``);
+        ``ideal_dcg``, ``stop_probability``, ``average``, ``all_relevant``,
+        ``ap_ties``);
         see :func:`sklearn_rank.evaluate`.
 
     Returns

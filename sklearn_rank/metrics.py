@@ -19,7 +19,7 @@ from .exceptions import InputValueError
 _D = default_options(ties="expected", gain="linear", no_relevant="skip", targets="first",
                      ap_denominator="relevant", nan_policy="raise", missing="skip", precision_denominator="k",
                      recall_denominator="relevant", discount="log2", ideal_dcg="relevant", stop_probability="graded",
-                     average="macro", all_relevant="skip")
+                     average="macro", all_relevant="skip", ap_ties="follow")
 
 __all__ = [
     "evaluate", "evaluate_ranks", "compute_ranks", "positive_vs_negatives",
@@ -35,7 +35,7 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
              nan_policy=_D["nan_policy"], convention=None, unjudged=None, n_jobs=None,
              precision_denominator=_D["precision_denominator"], recall_denominator=_D["recall_denominator"],
              discount=_D["discount"], ideal_dcg=_D["ideal_dcg"], stop_probability=_D["stop_probability"],
-             average=_D["average"], all_relevant=_D["all_relevant"]):
+             average=_D["average"], all_relevant=_D["all_relevant"], ap_ties=_D["ap_ties"]):
     """Compute several ranking metrics from one rank computation.
 
     Read more in the :ref:`User Guide <metrics>`.
@@ -83,7 +83,8 @@ def evaluate(y_true, y_score, *, metrics=("mrr", "map", "ndcg@10"), qid=None, ti
                             ap_denominator=ap_denominator, nan_policy=nan_policy, convention=convention,
                             unjudged=unjudged, n_jobs=n_jobs, precision_denominator=precision_denominator,
                             recall_denominator=recall_denominator, discount=discount, ideal_dcg=ideal_dcg,
-                            stop_probability=stop_probability, average=average, all_relevant=all_relevant)
+                            stop_probability=stop_probability, average=average, all_relevant=all_relevant,
+                            ap_ties=ap_ties)
 
 
 @_document_parameters
@@ -267,7 +268,7 @@ def mean_reciprocal_rank(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], 
 def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"], exclude=None, labels=None,
                            relevance_level=None, no_relevant=_D["no_relevant"], sample_weight=None, judged=None,
                            ap_denominator=_D["ap_denominator"], nan_policy=_D["nan_policy"], convention=None,
-                           n_jobs=None):
+                           n_jobs=None, ap_ties=_D["ap_ties"]):
     """Mean average precision; with ``k``, trec_eval's ``map_cut`` (denominator: all relevant items).
 
     Read more in the :ref:`User Guide <metrics_list>`.
@@ -290,11 +291,17 @@ def mean_average_precision(y_true, y_score, *, k=None, qid=None, ties=_D["ties"]
     >>> y_score = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]
     >>> round(mean_average_precision(y_true, y_score), 4)  # (1/1 + 2/4 + 3/5) / 3
     0.7
+
+    With ``ap_ties="max"``, tied candidates all sit at their block's last
+    place (scikit-learn's label ranking average precision, cornac's MAP):
+
+    >>> mean_average_precision([1, 0, 1], [0.9, 0.5, 0.5], ap_ties="max")  # (1/1 + 2/3) / 2
+    0.8333333333333333
     """
     return _single("map", y_true, y_score, k, dict(
         qid=qid, ties=ties, exclude=exclude, labels=labels, relevance_level=relevance_level,
         no_relevant=no_relevant, sample_weight=sample_weight, judged=judged, ap_denominator=ap_denominator,
-        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs))
+        nan_policy=nan_policy, convention=convention, n_jobs=n_jobs, ap_ties=ap_ties))
 
 
 @_document_parameters

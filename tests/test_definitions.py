@@ -345,11 +345,9 @@ def test_auc_of_an_all_relevant_query(all_relevant, expected):
     with pytest.warns(Warning, match="undefined for 1 queries"):
         skipped = evaluate(y_true, y_score, qid=qid, metrics=["auc"])
     assert skipped.summary["auc"] == 1.0
-    # torchmetrics' RetrievalAUROC scores such a query 0 (and counts tied pairs half: ties="expected")
-    assert evaluate(y_true, y_score, qid=qid, metrics=["auc"], convention="torchmetrics",
-                    ties="expected").summary["auc"] == 0.5
-    with pytest.raises(ValueError, match="reproduces 'auc' as torchmetrics computes it only with ties='expected'"):
-        evaluate(y_true, y_score, qid=qid, metrics=["auc"], convention="torchmetrics")
+    # torchmetrics' RetrievalAUROC scores such a query 0 (and counts tied pairs half: the preset ranks auc
+    # under ties="expected", tests/test_tie_definitions.py)
+    assert evaluate(y_true, y_score, qid=qid, metrics=["auc"], convention="torchmetrics").summary["auc"] == 0.5
     matrix = evaluate(np.array([[1, 0], [1, 1]]), np.array([[0.9, 0.1], [0.5, 0.4]]), metrics=["auc"],
                       all_relevant=all_relevant)
     np.testing.assert_array_equal(matrix.per_query["auc"], [1.0, expected])

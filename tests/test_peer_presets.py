@@ -149,6 +149,17 @@ def _check_catboost(case):
     if y_true.max() > 1:
         with pytest.raises(ValueError, match=r"labels must lie in \[0, 1\]"):
             evaluate(y_true, y_score, qid=qid, metrics=["err"], convention="catboost")
+    # QueryAUC (type=Classic, labels 0 and 1): a tied pair counts half, a query without a pair scores 0; the
+    # preset refuses graded labels (CatBoost's Classic refuses labels above 1, reads those in (0, 1) as chances)
+    relevant = (y_true > 0).astype(float)
+    auc = evaluate(relevant, y_score, qid=qid, metrics=["auc", "ndcg"], convention="catboost")
+    _compare(_per_user(auc, "auc", case["n_users"]), case["outputs"]["QueryAUC [label=relevant]"]["per_query"],
+             where="QueryAUC")
+    assert auc.summary["auc"] == pytest.approx(case["outputs"]["QueryAUC [label=relevant]"]["mean"], rel=1e-12)
+    assert auc.params["ties_for"] == {"auc": "expected"} and auc.params["ties"] == "pessimistic"
+    if (y_true > 1).any():
+        with pytest.raises(ValueError, match="AUC of labels 0 and 1 only"):
+            evaluate(y_true, y_score, qid=qid, metrics=["auc"], convention="catboost")
     # NDCG:denominator=Position is the option discount="reciprocal"
     position = evaluate(y_true, y_score, qid=qid, metrics=["ndcg"], convention="catboost", discount="reciprocal")
     _compare(_per_user(position, "ndcg", case["n_users"]), case["outputs"]["NDCG:denominator=Position"]["per_query"])
@@ -216,8 +227,11 @@ def _check_cornac(case):
             assert report.summary[ours] == pytest.approx(recorded["mean"], rel=1e-12), peer_name
     y_true, y_score, qid = _rows(case)
     with pytest.warns(Warning, match="undefined"):  # a user whose candidates are all positive: NaN, left out
-        report = evaluate(y_true, y_score, qid=qid, metrics=["auc"], convention="cornac")
+        report = evaluate(y_true, y_score, qid=qid, metrics=["auc", "map"], convention="cornac")
     _compare(_per_user(report, "auc", case["n_users"]), case["outputs"]["AUC"]["per_query"], where="AUC")
+    # MAP: rankdata(-score, "max") of the scores themselves (ap_ties="max"), whatever the order of tied ones
+    _compare(_per_user(report, "map", case["n_users"]), case["outputs"]["MAP"]["per_query"], where="MAP")
+    assert report.summary["map"] == pytest.approx(case["outputs"]["MAP"]["mean"], rel=1e-12)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -241,9 +255,9 @@ def test_implicit(peer, index):
 @pytest.mark.parametrize("convention, metric, match", [
     ("implicit", "mrr", "implicit has no 'mrr'"),
     ("rectools", "auc", "RecTools has no 'auc'"),
-    ("cornac", "map", "cannot reproduce 'map' as cornac computes it.*rankdata"),
+    ("cornac", "auc@5", "cannot reproduce 'auc@k' as cornac computes it.*no cut-off"),
     ("implicit", "auc", "cannot reproduce 'auc' as implicit computes it.*training items"),
-    ("catboost", "auc", "cannot reproduce 'auc' as CatBoost computes it"),
+    ("catboost", "auc@2", "cannot reproduce 'auc@k' as CatBoost computes it"),
     ("lenskit", "bpref", "LensKit has no 'bpref'"),
 ])
 def test_a_metric_the_preset_cannot_reproduce_is_refused(convention, metric, match):

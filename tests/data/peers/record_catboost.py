@@ -16,7 +16,9 @@ candidates has no rows: per query null, and not a group of the mean. Every metri
 ``NDCG``, ``NDCG:top=k``, ``NDCG:denominator=Position``, ``DCG:top=k``, ``PrecisionAt:top=k``,
 ``RecallAt:top=k``, ``MAP:top=k``, ``MRR``, ``ERR``, ``PFound``, ``PFound:top=k``,
 ``QueryAUC:type=Ranking``; then ``ERR``, ``PFound`` and ``PFound:top=k`` again with ``label`` = grade / 3
-(they read labels as probabilities), recorded as ``"<metric> [label=grade/3]"``. CatBoost stores labels
+(they read labels as probabilities), recorded as ``"<metric> [label=grade/3]"``, and the default
+``QueryAUC`` (type=Classic, labels in [0, 1]) with ``label`` = 1 for a grade above 0, else 0, recorded as
+``"QueryAUC [label=relevant]"``. CatBoost stores labels
 as float32: grade / 3 is not exact there, so compare those at a relative tolerance of about 1e-7.
 """
 
@@ -68,10 +70,13 @@ def record(case):
     for name in SCALED:
         name = name.format(k=case["k"])
         outputs[f"{name} [label=grade/3]"] = evaluate(name, labels / 3.0, scores, candidates)
+    # the default QueryAUC (type=Classic) takes labels in [0, 1]: relevant (grade > 0) as 1
+    outputs["QueryAUC [label=relevant]"] = evaluate("QueryAUC", (labels > 0).astype(np.float64), scores, candidates)
     return {**case, "outputs": outputs}
 
 
-FED = ("rows = the user's candidates in item id order, label = grade (or grade / 3 where the metric name says so), "
+FED = ("rows = the user's candidates in item id order, label = grade (or grade / 3, or 1 for a grade above 0, "
+       "where the metric name says so), "
        "approx = score; per query one eval_metric call per user, mean one call with group_id = user; users without "
        "candidates: per query null, no group")
 
