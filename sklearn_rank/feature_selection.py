@@ -531,12 +531,12 @@ class RFE(EvaluatorTagsMixin, _QueryColumnSelector):
     decision_function = _delegate("decision_function", "scores : ndarray of shape (n_rows,) or (n_rows, n_classes)")
     predict_proba = _delegate("predict_proba", "proba : ndarray of shape (n_rows, n_classes)")
 
-    @available_if(_estimator_has("score"))
     def score(self, X, y):
         return self.estimator_.score(self.transform(X), y)
 
     score.__doc__ = _METHOD_DOC.format(what="The fitted estimator's ``score`` on the selected columns of X",
                                        y=_SCORE_Y, returns=_SCORE_RETURNS)
+    score = available_if(_estimator_has("score"))(score)  # after the docstring, which available_if copies
 
 
 @_shared_docs

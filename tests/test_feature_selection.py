@@ -248,6 +248,10 @@ def test_rfe_delegates_to_its_fitted_estimator(data):
     np.testing.assert_array_equal(rfe.predict(data["frame"]), rfe.estimator_.predict(chosen))
     assert rfe.score(data["frame"], data["y"]) == evaluator().fit(chosen, data["y"]).score(chosen, data["y"])
     assert not hasattr(rfe, "predict_proba") and not hasattr(rfe, "classes_")
+    # RFECV scores with its scoring (by default, with the estimator's own score, as RFE)
+    rfecv = RFECV(evaluator(), step=2, cv=3, scoring=make_ranking_scorer("mrr")).fit(data["frame"], data["y"])
+    mrr = evaluate(data["y"], rfecv.predict(data["frame"]), qid=data["qid"], metrics=["mrr"]).summary["mrr"]
+    assert rfecv.score(data["frame"], data["y"]) == pytest.approx(mrr, abs=ATOL)
 
 
 def test_cv_as_an_integer_is_query_group_k_fold(data):
