@@ -146,8 +146,7 @@ def column_tool_message(owner, qid, *, found):
                 "takes the query ids from a RankingEvaluator's column or as qid=..., never permutes them, and "
                 "shuffles each feature within queries. " + got)
     older = ("" if selectors_route_metadata() else
-             "; the installed scikit-learn is older: its selectors pass no metadata, so no route selects features by "
-             "a ranking metric there")
+             "; the installed scikit-learn is older: its selectors pass no metadata")
     what = (f"{owner} read {column} of X inside {tool}, which fits, splits and scores subsets of the columns of "
             "X: the query-id column would be one more candidate feature, and the subsets without it have no query "
             "ids." if found else
@@ -157,7 +156,10 @@ def column_tool_message(owner, qid, *, found):
     got = (f"Got {column} in the X that {tool} passed instead." if found else
            f"Got no column {qid!r} in the X that {tool} passed instead." if qid is not None else
            "Got no query ids instead.")
-    return (what + " Select features by metadata routing (scikit-learn >= 1.6" + older + "), with X holding the "
+    return (what + " Select features with sklearn_rank.feature_selection.SequentialFeatureSelector, RFE or RFECV "
+            "(every supported scikit-learn), which keep the query-id column of X in every subset: "
+            "SequentialFeatureSelector(RankingEvaluator(Ridge()), cv=QueryGroupKFold(3)).fit(X, y); or with "
+            "scikit-learn's selectors by metadata routing (scikit-learn >= 1.6" + older + "), with X holding the "
             "features only: with sklearn.config_context(enable_metadata_routing=True): "
             "SequentialFeatureSelector(Ridge(), scoring=make_ranking_scorer('ndcg@10'), cv=QueryGroupKFold(3))"
             ".fit(X, y, groups=qid, qid=qid), and RFECV(Ridge(), scoring=..., cv=...) likewise. " + got)

@@ -33,6 +33,8 @@ from sklearn.tree import DecisionTreeRegressor
 
 from sklearn_rank import RankingEvaluator, evaluate, make_ranking_scorer, make_scorers
 from sklearn_rank.datasets import make_ranking
+from sklearn_rank.feature_selection import RFECV as RankingRFECV
+from sklearn_rank.feature_selection import SequentialFeatureSelector as RankingSequentialFeatureSelector
 from sklearn_rank.inspection import permutation_importance
 from sklearn_rank.model_selection import QueryGroupKFold
 
@@ -41,7 +43,7 @@ ROUTES = ["column", "routing"]
 # scikit-learn >= 1.6 routes metadata through these tools (1.4 and 1.5 take fit_params, for fit only)
 CURVES_ROUTE = "params" in inspect.signature(learning_curve).parameters
 SELECTORS_ROUTE = "params" in inspect.signature(SequentialFeatureSelector.fit).parameters
-COLUMN_TOOL_ERROR = "Select features by metadata routing"
+COLUMN_TOOL_ERROR = "Select features with sklearn_rank.feature_selection.*or with scikit-learn's selectors by metadata"
 OURS = r"Use sklearn_rank.inspection.permutation_importance\("
 
 
@@ -276,6 +278,8 @@ def test_sequential_feature_selector(data):
         if not SELECTORS_ROUTE:  # scikit-learn 1.4, 1.5: fit takes no metadata
             with pytest.raises(TypeError):
                 selector().fit(data["features"], data["y"], groups=data["qid"], qid=data["qid"])
+            with pytest.raises(ValueError, match=COLUMN_TOOL_ERROR):  # without: no query ids, and ours named
+                selector().fit(data["features"], data["y"])
             return
         fitted = selector().fit(data["features"], data["y"], groups=data["qid"], qid=data["qid"])
     assert sorted(fitted.get_feature_names_out()) == forward_selection_by_hand(data, 2)
@@ -292,6 +296,8 @@ def test_rfecv(data):
         if not SELECTORS_ROUTE:
             with pytest.raises((TypeError, NotImplementedError)):
                 selector.fit(data["features"], data["y"], groups=data["qid"], qid=data["qid"])
+            with pytest.raises(ValueError, match=COLUMN_TOOL_ERROR):
+                selector.fit(data["features"], data["y"])
             return
         selector.fit(data["features"], data["y"], groups=data["qid"], qid=data["qid"])
     all_features = selector.cv_results_["n_features"] == data["features"].shape[1]
@@ -299,6 +305,24 @@ def test_rfecv(data):
                                atol=ATOL)
     best = np.argmax(selector.cv_results_["mean_test_score"])
     assert selector.n_features_ == selector.cv_results_["n_features"][best]
+
+
+def test_sklearn_rank_selectors(data):
+    # The qid column route on every version: the features of the greedy search by hand, and RFECV's score of all
+    # the features as the folds' by hand (tests/test_feature_selection.py compares them with scikit-learn's).
+    forward = RankingSequentialFeatureSelector(RankingEvaluator(Ridge()), n_features_to_select=2,
+                                               cv=QueryGroupKFold(3)).fit(data["frame"], data["y"])
+    assert forward.get_feature_names_out().tolist() == ["qid", *forward_selection_by_hand(data, 2)]
+    rfecv = RankingRFECV(RankingEvaluator(Ridge()), step=2, cv=QueryGroupKFold(3)).fit(data["frame"], data["y"])
+    all_features = rfecv.cv_results_["n_features"] == data["features"].shape[1]
+    np.testing.assert_allclose(rfecv.cv_results_["mean_test_score"][all_features], by_hand(data).mean(), rtol=0,
+                               atol=ATOL)
+    # Routing: X holds no qid column to read, and the error says so (scikit-learn's selectors take that route).
+    with sklearn.config_context(enable_metadata_routing=True):
+        for selector in (forward, rfecv):
+            with pytest.raises(ValueError, match="reads the query ids from the column qid='qid' of X.*metadata "
+                                                 "routing"):
+                clone(selector).fit(data["features"], data["y"])
 
 
 def test_a_pipeline_with_feature_selection_in_a_grid_search(data):
@@ -350,7 +374,7 @@ def test_the_feature_selection_example_of_the_docs():
     import pathlib
 
     page = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "model_selection.rst").read_text(encoding="utf-8")
-    section = page.split("Feature selection by a ranking metric\n")[1].split(".. _model_selection_tools:")[0]
+    section = page.split("Feature selection by a ranking metric\n")[1].split("\nInside a search, ")[0]
     section = section.replace("  # doctest: +SKIP", "")
     test = doctest.DocTestParser().get_doctest(section, {}, "feature selection", "model_selection.rst", 0)
     assert sum("+SKIP" not in example.source for example in test.examples) == len(test.examples)
