@@ -22,7 +22,7 @@ import sklearn_rank
 
 PUBLIC_MODULES = ["sklearn_rank", "sklearn_rank.io", "sklearn_rank.stats", "sklearn_rank.model_selection",
                   "sklearn_rank.datasets", "sklearn_rank.exceptions", "sklearn_rank.dask", "sklearn_rank.spark",
-                  "sklearn_rank.plot"]
+                  "sklearn_rank.plot", "sklearn_rank.inspection", "sklearn_rank.feature_selection"]
 PARAMETER_SECTIONS = ("Parameters", "Other Parameters")
 
 
