@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._inputs import GroupedData, gain_of
-from ._segments import exclusive_segment_sum, is_nondecreasing, segment_starts
+from ._segments import exclusive_segment_sum, is_nondecreasing, segment_max, segment_starts
 
 @dataclass
 class Blocks:
@@ -299,8 +299,7 @@ class GroupedStructure:
         n_unjudged = 0.0 if data.unjudged is None else np.bincount(data.query, weights=data.unjudged.astype(np.float64),
                                                                   minlength=n_q)
         n_judged_nonrel = self.counts - n_rel_retrieved - n_unjudged
-        max_grade = np.zeros(n_q)
-        np.maximum.at(max_grade, self.item_q, self.item_grade)
+        max_grade = segment_max(self.item_q, self.item_grade, n_q)  # (the gain items are sorted by query)
         if data.judged_query is not None:
             judged_nonrel = np.bincount(data.judged_query, weights=(~judged_is_rel).astype(np.float64), minlength=n_q)
             n_judged_nonrel = np.maximum(n_judged_nonrel, judged_nonrel)

@@ -38,6 +38,16 @@ def segment_sum(seg, values, n):
     return np.bincount(seg, weights=values, minlength=n)
 
 
+def segment_max(seg, values, n, initial=0.0):
+    """The largest of ``initial`` and the ``values`` of each segment (seg sorted), segments 0..n-1: a
+    reduction per segment (``np.maximum.at`` holds the GIL and is several times slower)."""
+    out = np.full(n, initial, dtype=np.float64)
+    if seg.size:
+        starts = np.flatnonzero(segment_starts(seg))
+        out[seg[starts]] = np.maximum(np.maximum.reduceat(values, starts), initial)
+    return out
+
+
 def local_exclusive_sum(values, seg):
     """For float values sorted by segment: the sum of the earlier values of the same segment, computed
     from that segment's values only (a scan by doubling), so that a query's value does not depend on

@@ -375,6 +375,20 @@ def test_first_true_per_segment_matches_a_loop():
     np.testing.assert_array_equal(_first_true_per_segment(empty, np.zeros(0, dtype=np.intp), 2), [-1, -1])
 
 
+def test_segment_max_matches_a_loop():
+    from sklearn_rank._segments import segment_max
+
+    rng = np.random.default_rng(23)
+    for n in (1, 5, 40):
+        seg = np.sort(rng.integers(0, n, 200))  # some segments empty, the last ones maybe too
+        values = rng.integers(0, 6, 200) * rng.random(200)
+        expected = np.zeros(n + 3)
+        for i, v in zip(seg, values):
+            expected[i] = max(expected[i], v)
+        np.testing.assert_array_equal(segment_max(seg, values, n + 3), expected)
+    np.testing.assert_array_equal(segment_max(np.zeros(0, dtype=np.intp), np.zeros(0), 2), [0.0, 0.0])
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 def test_label_index_huge_finite_scores_whose_row_sums_overflow(dtype):
     # The finiteness check sums each row: a sum that overflows is no error, only a closer look.
