@@ -127,6 +127,9 @@ class Plan:
         """The :class:`PartialReport` of the rows of some whole queries; ``n_jobs`` threads rank parts of
         them (see ``_threads``), with the same numbers as one."""
         plans = self.by_ties()
+        if len(plans) == 1 and plans[0] is not self:  # every metric ranked under another policy than ties
+            return plans[0].part(y_true, y_score, qid=qid, exclude=exclude, labels=labels,
+                                 sample_weight=sample_weight, judged=judged, unjudged=unjudged, n_jobs=n_jobs)
         if len(plans) > 1:  # the metrics of each tie policy ranked apart, their values joined
             parts = [each.part(y_true, y_score, qid=qid, exclude=exclude, labels=labels,
                                sample_weight=sample_weight, judged=judged, unjudged=unjudged, n_jobs=n_jobs)
@@ -188,6 +191,11 @@ def plan(*, metrics, ties=_D["ties"], relevance_level=None, gain=_D["gain"], no_
     resolved = resolve_metrics(metrics, targets, aliases)
     check_preset_metrics(convention, resolved)
     for written, spec, family in resolved:
+        if spec.base == "auc" and definitions.for_metric("auc").auc_labels == "binary" and gain == "binary":
+            raise InputValueError(
+                f"{written!r} under convention={normalise_convention(convention)!r} reproduces the peer's AUC of "
+                "labels 0 and 1 only, checked on the gains; gain='binary' turns every label into 0 or 1 and would "
+                "hide the others. Leave gain to the convention. Got gain='binary' instead.")
         if definitions.for_metric(spec.base).average == "micro" and (
                 family != "list" or spec.base not in MICRO_METRICS):
             raise InputValueError(

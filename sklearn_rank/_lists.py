@@ -350,7 +350,7 @@ class ListKernels:
         elif kind == "list":  # LensKit and CatBoost: min(relevant, the length of the list cut at k)
             shown = xp.astype(self.stats.n_candidates, xp.float64)
             denominator = xp.minimum(n_relevant, shown if k is None else xp.minimum(shown, float(k)))
-        elif kind == "retrieved":  # torchmetrics: the relevant items in the top k
+        elif kind == "retrieved" and self.definitions.ap_ties != "max":  # torchmetrics: relevant items in the top k
             denominator = self._exact_hits_count(k)
         else:
             denominator = n_relevant
@@ -358,6 +358,8 @@ class ListKernels:
             b = self.binary
             end = b.start + b.size  # every candidate of the block at its last place
             inside = end <= b.per_block(self._k(k))
+            if kind == "retrieved":  # the relevant items at places within the top k
+                denominator = b.total(xp.where(inside, b.n_rel, 0.0))
             return self._divide(b.total(xp.where(inside, b.n_rel * (b.before + b.n_rel) / end, 0.0)), denominator)
         return self._divide(self._ap_sum(self._k(k)), denominator)
 
@@ -451,13 +453,11 @@ class ListKernels:
         nonrel_before = b.start - b.before
         correct = rel_top * (b.per_block(n_nonrel) - nonrel_before - (t - rel_top) / 2)
         pairs = n_rel * n_nonrel
-        # no pair: nothing but relevant candidates (in the top k: ``all_relevant`` decides), no relevant
-        # candidate (a query without a relevant item: ``no_relevant`` decides), or relevant candidates
-        # below the top k only (auc@k: 0, as torchmetrics')
+        # no pair: nothing but relevant candidates (in the top k: ``all_relevant`` decides), or no relevant
+        # candidate (in the top k): 0, as torchmetrics' (a query without a relevant item: ``no_relevant``
+        # decides; a judged relevant item that was not retrieved is ranked below every candidate)
         undefined = xp.full_like(n_rel, {"skip": float("nan"), "zero": 0.0, "one": 1.0}[self.definitions.all_relevant])
-        fill = undefined
-        if k is not None:
-            fill = xp.where(n_rel > 0, fill, xp.zeros_like(n_rel))
+        fill = xp.where(n_rel > 0, undefined, xp.zeros_like(n_rel))
         value = self._divide(b.total(correct), pairs, fill)
         split = (t > 0) & (t < b.size) & (b.n_rel > 0) & (b.n_rel < b.size)  # (never without k)
         if k is None or not bool(xp.any(split)):

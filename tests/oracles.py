@@ -358,8 +358,8 @@ def _fixed_order_metric(metric, sequence, n_relevant, ideal_gains, k, ap_denomin
         return dcg_at_k(sequence, k)
     if metric == "ndcg":
         return ndcg_at_k(sequence, ideal_gains, k)
-    if metric == "auc":
-        return roc_auc(sequence)
+    if metric == "auc":  # relevant items judged, none retrieved: every pair is ordered wrong
+        return 0.0 if n_relevant and not any(sequence) else roc_auc(sequence)
     raise ValueError(metric)
 
 
@@ -406,8 +406,8 @@ def query_metric(
             return None
         return expected_over_orderings(of_sequence, scores, values)
     if ties == "realistic":
-        if metric == "auc":
-            return auc_ties_half(scores, labels)
+        if metric == "auc":  # (relevant items judged, none retrieved: every pair is ordered wrong)
+            return 0.0 if n_relevant and not any(labels) else auc_ties_half(scores, labels)
         if metric in GRADED_METRICS:
             position = realistic_gain_positions(scores, values)
             total = 0.0

@@ -302,8 +302,6 @@ ALONE = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="Plan.part ignores Plan.by_ties when it returns one plan of another tie "
-                                       "policy: a metric alone is ranked under the call's ties")
 @pytest.mark.parametrize("metric, options, queries, oracle", [pytest.param(*case[1:], id=case[0]) for case in ALONE])
 def test_a_metric_alone_is_ranked_under_its_own_tie_policy(metric, options, queries, oracle):
     y_true, y_score, qid = _grouped(queries)
@@ -325,8 +323,6 @@ def _peer_rows(case):
     return np.array(y_true, dtype=float), np.array(y_score, dtype=float), np.array(qid)
 
 
-@pytest.mark.xfail(strict=True, reason="Plan.part ignores a single plan of Plan.by_ties: cornac's MAP and "
-                                       "CatBoost's QueryAUC evaluated alone are not the peers' recorded numbers")
 def test_the_peers_recorded_map_and_auc_evaluated_alone():
     for peer, metric, output in (("cornac", "map", "MAP"), ("catboost", "auc", "QueryAUC [label=relevant]")):
         path = PEERS / f"{peer}.json"
@@ -344,8 +340,6 @@ def test_the_peers_recorded_map_and_auc_evaluated_alone():
                                        rtol=1e-12, atol=1e-14, equal_nan=True, err_msg=f"{peer} {case['id']}")
 
 
-@pytest.mark.xfail(strict=True, reason="Plan.part ignores a single plan of Plan.by_ties: the single-metric entry "
-                                       "points (metric function, scorer, evaluator) rank under the call's ties")
 def test_single_metric_entry_points_use_the_metrics_tie_policy():
     y_score, y_true = np.array([0.5, 0.5, 0.9, 0.1]), np.array([1.0, 0, 0, 1])
     qid, X = np.ones(4, dtype=int), y_score[:, None]
@@ -362,8 +356,6 @@ def test_single_metric_entry_points_use_the_metrics_tie_policy():
         ap_rankdata_max(scores, np.array(grades) > 0))
 
 
-@pytest.mark.xfail(strict=True, reason="Plan.part ignores a single plan of Plan.by_ties: the split back ends "
-                                       "(blocks, batches, Dask) and NumPy disagree with the array API namespace")
 def test_single_metric_split_back_ends_and_namespaces_agree(monkeypatch):
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(9)
@@ -392,8 +384,6 @@ def test_single_metric_split_back_ends_and_namespaces_agree(monkeypatch):
         np.testing.assert_allclose(np.asarray(report.per_query["auc"]), half, rtol=1e-12, err_msg=where)
 
 
-@pytest.mark.xfail(strict=True, reason="Plan.part ignores a single plan of Plan.by_ties: the command line on a "
-                                       "table computes cornac's map alone under the preset's pessimistic ties")
 def test_the_command_line_on_a_table_with_one_metric(tmp_path):
     from sklearn_rank.cli import main
 
@@ -413,9 +403,6 @@ def test_the_command_line_on_a_table_with_one_metric(tmp_path):
     assert values[1] == pytest.approx(expected, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="evaluate_trec passes the preset's ties to the engine as written, so the "
-                                       "preset's ties_for is dropped: CatBoost's and torchmetrics' auc rank tied "
-                                       "pairs in the run's order (both were refused before issue 24)")
 @pytest.mark.parametrize("convention", ["catboost", "torchmetrics"])
 def test_evaluate_trec_keeps_a_presets_tie_policy_for_auc(convention):
     from sklearn_rank.io import Qrels, Run, evaluate_trec
@@ -429,9 +416,6 @@ def test_evaluate_trec_keeps_a_presets_tie_policy_for_auc(convention):
     assert report.params.get("ties_for") == {"auc": "expected"}
 
 
-@pytest.mark.xfail(strict=True, reason="ap_ties='max' with ap_denominator='retrieved' reads its denominator from "
-                                       "the expected tie blocks: an error that names ties='expected' (which the "
-                                       "caller did not write) and advises the ties the caller wrote")
 @pytest.mark.parametrize("options", [dict(ties="pessimistic"), dict(ties="ordinal"),
                                      dict(convention="torchmetrics")])
 def test_ap_ties_max_with_the_retrieved_denominator(options):
@@ -444,10 +428,6 @@ def test_ap_ties_max_with_the_retrieved_denominator(options):
                                                                     denominator=1))
 
 
-@pytest.mark.xfail(strict=True, reason="retrieval setting: auc of a query none of whose judged relevant items is "
-                                       "retrieved takes all_relevant's value (NaN with a warning that it lacks a "
-                                       "non-relevant candidate, or 1 under 'one'), while auc@k of the whole list "
-                                       "gives 0")
 @pytest.mark.parametrize("all_relevant", ["skip", "one"])  # ("zero": 0 either way)
 def test_auc_of_a_query_that_retrieves_no_relevant_item(all_relevant):
     # query 1 retrieves three non-relevant documents; its relevant document is judged, not retrieved
@@ -461,9 +441,6 @@ def test_auc_of_a_query_that_retrieves_no_relevant_item(all_relevant):
     np.testing.assert_array_equal(report.per_query["auc"], report.per_query["auc@10"])
 
 
-@pytest.mark.xfail(strict=True, reason="the catboost preset's refusal of labels other than 0 and 1 for auc reads "
-                                       "the gains, so gain='binary' written in the call lets graded or "
-                                       "fractional labels through")
 @pytest.mark.parametrize("labels", [[2.0, 0, 1, 0], [0.3, 0, 1, 0]])
 def test_catboost_auc_refuses_other_labels_whatever_the_gain(labels):
     with pytest.raises(ValueError, match="AUC of labels 0 and 1 only"):

@@ -91,6 +91,7 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     key = normalise_convention(convention) if convention is not None else None
     if key == "trec_eval":
         convention = None  # this function's defaults are trec_eval's, docno order included
+    ties_left_to_preset = isinstance(ties, Default)
     options, _ = resolve_convention(convention, dict(ties=ties, gain=gain, no_relevant=_D["no_relevant"],
                                                      ap_denominator=_D["ap_denominator"], missing=missing))
     if key == "ir_measures" and isinstance(ties, Default):
@@ -110,7 +111,9 @@ def evaluate_trec(qrels, run, *, metrics=("map", "mrr", "ndcg@10"), relevance_le
     rows = join_run(qrels, run, trec_ties=trec_ties, with_unjudged=with_unjudged)
     uniques, run_uniques = rows.qid_names, rows.run_qid_names
     # trec_eval scores a judged query without a relevant document 0 and keeps it in the mean.
-    report = _engine.evaluate(rows.y_true, rows.score, metrics=metrics, qid=rows.qid, ties=engine_ties,
+    # a tie policy left to the preset stays a default there, so that its per-metric policies hold (ties_for)
+    report = _engine.evaluate(rows.y_true, rows.score, metrics=metrics, qid=rows.qid,
+                              ties=Default(engine_ties) if ties_left_to_preset else engine_ties,
                               relevance_level=relevance_level, gain=gain, judged=rows.judged,
                               # left to the engine's reading of the preset (its per-metric exceptions)
                               no_relevant=_D["no_relevant"],
