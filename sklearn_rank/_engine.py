@@ -76,9 +76,11 @@ def evaluate(y_true, y_score, *, metrics, qid=None, ties=_D["ties"], exclude=Non
     n_jobs = check_n_jobs(n_jobs)
     xp = array_namespace(y_score)
     if xp is not None:  # scikit-learn's array_api_dispatch, y_score of another library than NumPy
-        reports = [evaluate_in_namespace(xp, each, y_true, y_score, qid=qid, exclude=exclude, labels=labels,
-                                         sample_weight=sample_weight, judged=judged, unjudged=unjudged,
-                                         families=_needs(each.resolved)) for each in evaluation.by_ties()]
+        reports = []
+        for each in evaluation.by_ties():  # (a loop, not a comprehension: warnings point at the caller's line)
+            reports.append(evaluate_in_namespace(xp, each, y_true, y_score, qid=qid, exclude=exclude, labels=labels,
+                                                 sample_weight=sample_weight, judged=judged, unjudged=unjudged,
+                                                 families=_needs(each.resolved)))
         return reports[0] if len(reports) == 1 else _joined_reports(reports, evaluation)
     part = evaluation.part(y_true, y_score, qid=qid, exclude=exclude, labels=labels, sample_weight=sample_weight,
                            judged=judged, unjudged=unjudged, n_jobs=n_jobs)
