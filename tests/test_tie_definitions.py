@@ -15,7 +15,7 @@ from sklearn.metrics import label_ranking_average_precision_score, roc_auc_score
 
 from sklearn_rank import evaluate, evaluate_batches, evaluate_blocks, mean_average_precision
 
-from oracles import expected_over_orderings, ordering, tie_blocks
+from oracles import expected_over_orderings, ordering, roc_auc, tie_blocks
 
 TIES = ["expected", "optimistic", "pessimistic", "ordinal"]
 
@@ -98,14 +98,11 @@ def test_ap_ties_max_of_the_label_index_is_one_over_the_block_end():
 
 # -- auc@k ------------------------------------------------------------------------------------------------
 def auc_of_list(labels, fill):
-    """The share of (relevant, non-relevant) pairs of a ranked list in the right order."""
-    pos = [i for i, rel in enumerate(labels) if rel]
-    neg = [i for i, rel in enumerate(labels) if not rel]
-    if not pos:
+    """The share of (relevant, non-relevant) pairs of a ranked list in the right order (``oracles.roc_auc``):
+    0 without a relevant item, ``fill`` without a non-relevant one."""
+    if not any(labels):
         return 0.0
-    if not neg:
-        return fill
-    return sum(p < q for p in pos for q in neg) / (len(pos) * len(neg))
+    return fill if all(labels) else roc_auc(labels)
 
 
 def _split_across(scores, grades, k):
