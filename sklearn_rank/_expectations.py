@@ -196,7 +196,8 @@ def _hits_of_best(xp, m, r, t, many):
         ok = mm - tt >= rr
         log_ratio = (gammaln(mm - tt + 1) - gammaln(mm - tt - rr + 1)
                      - gammaln(mm + 1) + gammaln(mm - rr + 1))
-        out[many] = np.where(ok, -np.expm1(np.where(ok, log_ratio, 0.0)), 1.0)
+        # t = 0 (the block starts at or beyond k): exactly 0, which the log-gamma terms leave a rounding off
+        out[many] = np.where(tt <= 0, 0.0, np.where(ok, -np.expm1(np.where(ok, log_ratio, 0.0)), 1.0))
         return out
     from ._namespace_inputs import namespace_chunk
     from ._sklearn_compat import array_device
