@@ -28,6 +28,7 @@ from ._namespace_inputs import prepare_namespace
 from ._parts import join_parts, partial_report, reduce_partials
 from ._rank_stats import ADJUSTED, RankDistribution, RankStats
 from ._ranks import GroupedStructure, Ranks
+from ._top_counts import metrics_horizon
 from ._threads import PART_ROWS, PARTS_PER_JOB, check_n_jobs, map_in_order, queries_in, query_ranges
 from ._conventions import check_preset_metrics, default_options, normalise_convention, resolve as resolve_convention
 from ._report import RankingReport
@@ -146,7 +147,7 @@ class Plan:
                        relevance_level=self.relevance_level)
         if isinstance(data, RelevanceMatrix):  # a chunk of rows at a time, then their values joined
             structure = MatrixStructure(data, self.relevance_level, self.gain, stable, self.ties, self.targets,
-                                        _needs(self.resolved), n_jobs=n_jobs)
+                                        _needs(self.resolved), n_jobs=n_jobs, horizon=metrics_horizon(self.resolved))
             return structure.partial_report(self.resolved, **options)
 
         def one(span):  # a part is cut from the data on the thread that evaluates it

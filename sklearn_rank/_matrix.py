@@ -62,10 +62,10 @@ class MatrixStructure:
     depend on its own rows only, however the rows are grouped.
     """
 
-    def __init__(self, matrix, relevance_level, gain, stable, ties, targets, families, n_jobs=1):
+    def __init__(self, matrix, relevance_level, gain, stable, ties, targets, families, n_jobs=1, horizon=None):
         self.matrix, self.relevance_level, self.gain, self.stable = matrix, relevance_level, gain, stable
         self.ties, self.targets, self.families = ties, targets, families
-        self.n_jobs = n_jobs
+        self.n_jobs, self.horizon = n_jobs, horizon
 
     def row_ranges(self, lo=0, hi=None):
         """(lo, hi) of each chunk of rows of the grouped structure, from row ``lo`` to ``hi``."""
@@ -103,7 +103,8 @@ class MatrixStructure:
                                                             self.n_jobs) if built is not None)
 
     def _counted(self, lo, hi, build):
-        counted = counted_structure(self.matrix, lo, hi, self.relevance_level, self.gain, self.stable)
+        counted = counted_structure(self.matrix, lo, hi, self.relevance_level, self.gain, self.stable,
+                                    self.horizon)
         return None if counted is None else build(*counted)
 
     def _sorted(self, lo, hi, build):
@@ -269,8 +270,10 @@ class NamespaceMatrix:
     Metrics of this layout are computed with NumPy only (an error under dispatch).
     """
 
-    def __init__(self, data, relevance_level, gain, stable=True, ties=None, targets=None, families=("rank",)):
+    def __init__(self, data, relevance_level, gain, stable=True, ties=None, targets=None, families=("rank",),
+                 horizon=None):
         self.xp, self.data, self.relevance_level, self.gain = data.xp, data, relevance_level, gain
+        self.horizon = horizon
 
     def _pieces(self, ordinal):
         """Chunks of rows ``(lo, score, grades, removed candidates, counted)``, NaN checked: a chunk's gain
@@ -281,7 +284,7 @@ class NamespaceMatrix:
         # counts, the blocks of a tie policy): an eighth of the label index's chunk
         step = matrix_chunk_rows(data.score.shape[1], namespace_chunk(data.device) // 8)
         for lo, score, rel, drop in self._rows():
-            counted = counted_items(xp, score, rel, drop, self.relevance_level, self.gain, ordinal)
+            counted = counted_items(xp, score, rel, drop, self.relevance_level, self.gain, ordinal, self.horizon)
             if counted is not None:
                 yield lo, score, rel, drop, counted
                 continue

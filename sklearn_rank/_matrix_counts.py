@@ -29,6 +29,7 @@ from ._counts import block_counts
 from ._inputs import GroupedData
 from ._ranks import GroupedStructure, relevance_masks
 from ._segments import exclusive_segment_sum, segment_starts
+from ._top_counts import top_counts
 from ._xp import NUMPY
 
 # Gain items of a chunk, as a share of its cells, up to which counting replaces the grouped sort: beyond,
@@ -43,10 +44,12 @@ COUNTED_CHUNK = 1 << 20
 _COLUMN_BITS = 21
 
 
-def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal):
+def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal, horizon=None):
     """``(data, structure)`` of rows ``lo:hi`` of the ``_inputs.RelevanceMatrix`` ``matrix`` ranked by
     counting, or None when the grouped structure must rank them (see the module's docstring). ``ordinal``:
-    count the tied candidates of earlier columns too (the ordinal policy, and ``Ranks.ordinal``)."""
+    count the tied candidates of earlier columns too (the ordinal policy, and ``Ranks.ordinal``).
+    ``horizon``: every metric is cut within the top ``horizon`` (``_top_counts``: the items beyond it get
+    stand-in places), or None."""
     if matrix.unjudged is not None:
         return None
     score = matrix.score[lo:hi]
@@ -86,16 +89,17 @@ def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal):
         n_excluded = np.diff(exclude.indptr)
     elif exclude is not None:
         n_excluded = np.count_nonzero(exclude, axis=1)
-    width = block_width(n_rows, n_columns, rows.size, ordinal, score.dtype)
-    if width is None:  # ordinal, with many gain items: the float64 keys of value and column, whole rows
-        counts = _keyed_counts(score, exclude, rows, columns, item_score)
-    else:
-        counts = _block_counts(score, exclude, rows, columns, item_score, width, ordinal)
+    counts = None
+    if horizon is not None and horizon < n_columns and score.dtype in (np.float32, np.float64):
+        counts = _top(score, exclude, rows, columns, item_score, horizon, ordinal)
+    if counts is None:
+        counts = _sorted_counts(score, exclude, rows, columns, item_score, ordinal)
     if counts is None:
         return None  # NaN scores: nan_policy's checks and messages are the grouped structure's
     above, level, tied_earlier = counts
     item_score = item_score + item_score.dtype.type(0)  # -0.0 as 0.0 (they tie)
-    level = level - np.where(np.isneginf(item_score), n_excluded[rows], 0)
+    # (an item scored -inf ties with the excluded candidates' stand-ins; an item beyond the horizon has its own)
+    level = level - np.where(np.isneginf(item_score) & (above < (horizon or n_columns + 1)), n_excluded[rows], 0)
     n_candidates = n_columns - n_excluded
     present = n_candidates > 0
     if not present.any():
@@ -184,6 +188,28 @@ def _block_counts(score, exclude, rows, columns, item_score, width, ordinal):
     rows = rows.astype(np.int64, copy=False)
     columns = columns.astype(np.int64, copy=False)
     return block_counts(NUMPY, values, n_columns, width, rows, columns, item_score, ordinal)
+
+
+def _sorted_counts(score, exclude, rows, columns, item_score, ordinal):
+    """``(above, level, tied_earlier)`` from each row's values sorted (blocks of the cost model's width, or
+    the ordinal policy's keys of whole rows), or None on a NaN score."""
+    width = block_width(score.shape[0], score.shape[1], rows.size, ordinal, score.dtype)
+    if width is None:  # ordinal, with many gain items: the float64 keys of value and column, whole rows
+        return _keyed_counts(score, exclude, rows, columns, item_score)
+    return _block_counts(score, exclude, rows, columns, item_score, width, ordinal)
+
+
+def _top(score, exclude, rows, columns, item_score, horizon, ordinal):
+    """``_top_counts.top_counts`` on the chunk ``score`` (excluded cells at -inf in a copy), or None on a NaN
+    score or when many items are within the horizon."""
+    values = score
+    if exclude is not None:
+        values = score.copy()
+        _exclude(values, exclude)
+    if np.isnan(values.max()):
+        return None
+    return top_counts(NUMPY, values, rows.astype(np.int64, copy=False), columns.astype(np.int64, copy=False),
+                      item_score, horizon, ordinal)
 
 
 def _exclude(values, exclude):

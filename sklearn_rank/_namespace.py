@@ -22,6 +22,7 @@ from ._rank_stats import ADJUSTED, NamespaceRankStats
 from ._ranks import Ranks
 from ._registry import list_kernel
 from ._report import RankingReport
+from ._top_counts import metrics_horizon
 from .exceptions import InputTypeError, InputValueError, UndefinedMetricWarning
 
 def array_namespace(y_score):
@@ -37,12 +38,13 @@ def array_namespace(y_score):
     return namespace_of(y_score)
 
 
-def namespace_structure(data, relevance_level, gain, stable, ties, targets, families):
-    """The namespace structure of ``data``'s layout (a label index or a relevance matrix)."""
+def namespace_structure(data, relevance_level, gain, stable, ties, targets, families, horizon=None):
+    """The namespace structure of ``data``'s layout (a label index or a relevance matrix); ``horizon``: every
+    metric is cut within it (``_top_counts``)."""
     if data.layout == "label index":
         return NamespaceLabelIndex(data, stable=stable)
     return NamespaceMatrix(data, relevance_level, gain, stable=stable, ties=ties, targets=targets,
-                           families=families)
+                           families=families, horizon=horizon)
 
 
 def evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, labels, sample_weight, judged,
@@ -56,7 +58,7 @@ def evaluate_in_namespace(xp, evaluation, y_true, y_score, *, qid, exclude, labe
                              nan_policy=evaluation.nan_policy)
     ties, resolved = evaluation.ties, evaluation.resolved
     structure = namespace_structure(data, evaluation.relevance_level, evaluation.gain, ties == "ordinal", ties,
-                                    evaluation.targets, families)
+                                    evaluation.targets, families, metrics_horizon(resolved))
     if data.layout != "label index":
         return structure.report(evaluation)
     n_q = data.n_queries

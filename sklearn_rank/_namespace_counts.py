@@ -18,6 +18,7 @@ from ._inputs import gain_of
 from ._lists import _device
 from ._matrix_counts import COUNTED_SHARE, block_width
 from ._namespace_inputs import namespace_chunk
+from ._top_counts import top_counts
 from ._xp import NUMPY
 
 
@@ -30,10 +31,11 @@ def counting_chunk(device):
     return chunk * 4 if "cpu" in str(device).lower() else chunk // 4
 
 
-def counted_items(xp, score, rel, drop, relevance_level, gain, ordinal):
+def counted_items(xp, score, rel, drop, relevance_level, gain, ordinal, horizon=None):
     """:class:`CountedItems` of a chunk of rows (``score``, grades ``rel``, removed candidates ``drop``),
     or None when the sort must rank it: many gain items, or an item scored -inf beside removed candidates
-    when the input order of ties is needed (``ordinal``: they tie with the removed ones' stand-ins)."""
+    when the input order of ties is needed (``ordinal``: they tie with the removed ones' stand-ins).
+    ``horizon``: every metric is cut within it (``_top_counts``: stand-in places beyond it), or None."""
     n_rows, n_columns = score.shape
     positive = (rel > 0) & ~drop
     n_items = xp.astype(xp.count_nonzero(positive, axis=1), xp.int64)
@@ -50,16 +52,21 @@ def counted_items(xp, score, rel, drop, relevance_level, gain, ordinal):
     n_drop = xp.astype(xp.count_nonzero(drop, axis=1), xp.int64)
     if ordinal and bool(xp.any(item_score == -math.inf)) and bool(xp.any(n_drop > 0)):
         return None
-    width = block_width(n_rows, n_columns, total, ordinal, NUMPY.float64, keyed=False)
-    n_blocks = -(-n_columns // width)
-    if n_blocks * width > n_columns:
-        fill = xp.full((n_rows, n_blocks * width - n_columns), math.nan, dtype=dtype, device=device)
-        values = xp.concat([values, fill], axis=1)
-    counts = block_counts(xp, values, n_columns, width, rows, columns, item_score, ordinal)
+    counts = None
+    if horizon is not None and horizon < n_columns:
+        counts = top_counts(xp, values, rows, columns, item_score, horizon, ordinal)
+    if counts is None:
+        width = block_width(n_rows, n_columns, total, ordinal, NUMPY.float64, keyed=False)
+        n_blocks = -(-n_columns // width)
+        if n_blocks * width > n_columns:
+            fill = xp.full((n_rows, n_blocks * width - n_columns), math.nan, dtype=dtype, device=device)
+            values = xp.concat([values, fill], axis=1)
+        counts = block_counts(xp, values, n_columns, width, rows, columns, item_score, ordinal)
     if counts is None:  # NaN among the kept scores: NamespaceMatrix refused them before
         return None
     above, level, tied_earlier = counts
-    level = level - xp.where(item_score == -math.inf, xp.take(n_drop, rows), 0)
+    # (an item scored -inf ties with the removed candidates' stand-ins; one beyond the horizon has its own place)
+    level = level - xp.where((item_score == -math.inf) & (above < (horizon or n_columns + 1)), xp.take(n_drop, rows), 0)
     grade = xp.astype(xp.take(xp.reshape(rel, (-1,)), flat_cell), xp.float64)
     # one row per query, one column per gain item (in column order), then in the order of places
     k = int(xp.max(n_items))

@@ -50,6 +50,12 @@ class _NumPy1Namespace:
         return out
 
     @staticmethod
+    def argsort(x, /, *, axis=-1, descending=False, stable=True):
+        if descending:
+            raise NotImplementedError("descending argsort is not used here")
+        return np.argsort(x, axis=axis, kind="stable" if stable else None)
+
+    @staticmethod
     def arange(*args, device=None, **kwargs):
         _check_cpu(device)
         return np.arange(*args, **kwargs)
