@@ -35,7 +35,7 @@ _GROUP_BY_FILE = {
 _GROUP_BY_FIXTURE = {"spark": "spark", "ranx": "ranx", "demo_run": "demo"}
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks
+@pytest.hookimpl(wrapper=True)  # marks before xdist's own hook reads them, and a look at its work after
 def pytest_collection_modifyitems(config, items):
     for item in items:
         group = _GROUP_BY_FILE.get(item.path.name)
@@ -44,6 +44,32 @@ def pytest_collection_modifyitems(config, items):
                           if fixture in getattr(item, "fixturenames", ())), None)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    result = yield
+    if getattr(config.option, "loadgroup", False):  # on a worker of --dist loadgroup
+        _name_the_groups(items)
+    return result
+
+
+def _name_the_groups(items):
+    """Append each item's group to its node id where pytest-xdist's hook could not.
+
+    pytest-xdist (3.8) tells the controller a test's group by appending ``@<group>`` to the node id on the
+    worker, through ``item._nodeid``; pytest 9.2 keeps the id in ``item._id`` instead, so the suffix was lost
+    without a word and every group spread over every worker: a Spark session, a Dask cluster, the demo and
+    each example run per worker (pytest-dev/pytest-xdist#1386). The same suffix, set where this pytest reads
+    it; nothing is done where xdist's own took effect. tests/test_examples.py checks that its tests carry
+    their group.
+    """
+    for item in items:
+        names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                 for mark in item.iter_markers("xdist_group")}
+        if not names:
+            continue
+        suffix = "@" + "_".join(sorted(names))
+        if not item.nodeid.endswith(suffix) and hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(item.nodeid + suffix)
 
 
 @pytest.fixture(scope="session")

@@ -80,6 +80,13 @@ CHECKED_EXAMPLES = {"link_prediction_filtered.py", "learning_to_rank.py", "multi
                     "compare_two_models.py", "plot_rank_distribution.py", "plot_model_comparison.py"}
 
 
+def test_the_tests_of_this_file_share_one_worker(request):
+    # run_example is memoized per process: under --dist loadgroup, the group conftest.py gives this file
+    # must reach pytest-xdist's scheduler, or each example runs once for each worker that gets one of its tests
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@examples")
+
+
 def test_every_example_has_a_check():
     assert {path.name for path in EXAMPLES.glob("*.py")} == CHECKED_EXAMPLES
 
