@@ -94,12 +94,12 @@ def counted_structure(matrix, lo, hi, relevance_level, gain, ordinal, horizon=No
         counts = _top(score, exclude, rows, columns, item_score, horizon, ordinal)
     if counts is None:
         counts = _sorted_counts(score, exclude, rows, columns, item_score, ordinal)
-    if counts is None:
-        return None  # NaN scores: nan_policy's checks and messages are the grouped structure's
+        if counts is None:
+            return None  # NaN scores: nan_policy's checks and messages are the grouped structure's
+        # an item scored -inf ties with the excluded candidates' stand-ins (-inf in the sorted values)
+        counts = (counts[0], counts[1] - np.where(np.isneginf(item_score), n_excluded[rows], 0), counts[2])
     above, level, tied_earlier = counts
     item_score = item_score + item_score.dtype.type(0)  # -0.0 as 0.0 (they tie)
-    # (an item scored -inf ties with the excluded candidates' stand-ins; an item beyond the horizon has its own)
-    level = level - np.where(np.isneginf(item_score) & (above < (horizon or n_columns + 1)), n_excluded[rows], 0)
     n_candidates = n_columns - n_excluded
     present = n_candidates > 0
     if not present.any():
@@ -200,16 +200,18 @@ def _sorted_counts(score, exclude, rows, columns, item_score, ordinal):
 
 
 def _top(score, exclude, rows, columns, item_score, horizon, ordinal):
-    """``_top_counts.top_counts`` on the chunk ``score`` (excluded cells at -inf in a copy), or None on a NaN
-    score or when many items are within the horizon."""
-    values = score
-    if exclude is not None:
-        values = score.copy()
-        _exclude(values, exclude)
-    if np.isnan(values.max()):
+    """``_top_counts.top_counts`` on the chunk ``score`` (the excluded cells given by position: no copy of the
+    scores), or None on a NaN score (an excluded one included) or when many items are within the horizon."""
+    removed = None
+    if sp.issparse(exclude):
+        removed = np.repeat(np.arange(score.shape[0]), np.diff(exclude.indptr)), exclude.indices
+    elif exclude is not None:
+        removed = np.nonzero(exclude)
+    if np.isnan(score.max()):
         return None
-    return top_counts(NUMPY, values, rows.astype(np.int64, copy=False), columns.astype(np.int64, copy=False),
-                      item_score, horizon, ordinal)
+    as_int = (lambda a: a.astype(np.int64, copy=False))
+    return top_counts(NUMPY, score, as_int(rows), as_int(columns), item_score, horizon, ordinal,
+                      None if removed is None else tuple(map(as_int, removed)))
 
 
 def _exclude(values, exclude):

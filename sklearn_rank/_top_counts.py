@@ -36,14 +36,16 @@ def metrics_horizon(resolved):
     return max(cut) if resolved and len(cut) == len(resolved) else None
 
 
-def top_counts(xp, values, rows, columns, item_score, horizon, ordinal):
+def top_counts(xp, values, rows, columns, item_score, horizon, ordinal, removed=None):
     """``(above, level, tied_earlier)`` of each gain item, exact for those with fewer than ``horizon``
     candidates above them, stand-ins (``level`` 1, ``tied_earlier`` 0) for the others; or None when more
     than :data:`MAX_ROUNDS` items of a row are within the horizon (the sort is cheaper then).
 
-    ``values``: the chunk's scores (n_rows, n_columns), removed candidates at -inf (counted as level with an
-    item scored -inf, as ``block_counts`` counts them), no NaN. ``rows``, ``columns`` (int64) and
-    ``item_score``: one entry per gain item, in any order. ``tied_earlier`` is None unless ``ordinal``.
+    ``values``: the chunk's scores (n_rows, n_columns), no NaN, removed candidates at -inf (counted as level
+    with an item scored -inf, as ``block_counts`` counts them) or given as ``removed``, the (rows, columns)
+    of their cells in row order (int64: not counted at all, whatever their scores). ``rows``, ``columns``
+    (int64) and ``item_score``: one entry per gain item, in any order. ``tied_earlier`` is None unless
+    ``ordinal``.
     """
     n_rows, n_columns = values.shape
     n_items = rows.shape[0]
@@ -56,6 +58,8 @@ def top_counts(xp, values, rows, columns, item_score, horizon, ordinal):
     per_row = _row_totals(xp, row_s, n_rows)
     first = xp.cumulative_sum(per_row) - per_row
     slot = xp.arange(n_items, dtype=int64, device=device) - xp.take(first, row_s)
+    if removed is not None:  # the removed cells' scores, to take their comparisons off the counts
+        removed = (*removed, xp.take(xp.reshape(values, (-1,)), removed[0] * n_columns + removed[1]))
     rounds = []  # per round: (above, level, tied_earlier) of each row's item of that slot (-1: not taken)
     taking = per_row > 0
     while bool(xp.any(taking)):
@@ -64,13 +68,13 @@ def top_counts(xp, values, rows, columns, item_score, horizon, ordinal):
         j = len(rounds)
         at = xp.where(taking, first + j, 0)
         threshold = xp.take(score_s, at)
-        above = _counts_in_rows(xp, values, taking, threshold, "above")
+        above = _counts_in_rows(xp, values, taking, threshold, "above", removed=removed)
         within = taking & (above < horizon)
-        level = _counts_in_rows(xp, values, within, threshold, "level")
+        level = _counts_in_rows(xp, values, within, threshold, "level", removed=removed)
         tied = None
         if ordinal:  # the earlier ties, on the rows whose item ties with another candidate
             tied = _counts_in_rows(xp, values, within & (level > 1), threshold, "earlier",
-                                   xp.take(column_s, at))
+                                   xp.take(column_s, at), removed)
         rounds.append((xp.where(taking, above, -1), xp.where(within, level, 0),
                        None if tied is None else xp.where(within, tied, 0)))
         taking = within & (per_row > j + 1)
@@ -118,10 +122,24 @@ def _row_totals(xp, row_s, n_rows, weights=None):
     return xp.astype(xp.take(total, edges[1:]) - xp.take(total, edges[:-1]), xp.int64)
 
 
-def _counts_in_rows(xp, values, mask, threshold, what, column=None):
+def _counts_in_rows(xp, values, mask, threshold, what, column=None, removed=None):
     """Per row (0 where ``mask`` is False), the candidates scored above ``threshold`` (``what="above"``),
     level with it (``"level"``) or level with it in an earlier column than ``column`` (``"earlier"``): the
-    masked rows gathered first when they are few."""
+    masked rows gathered first when they are few; the ``removed`` cells (rows, columns, scores) not counted."""
+    counts = _cells_in_rows(xp, values, mask, threshold, what, column)
+    if removed is None:
+        return counts
+    rr, rc, rv = removed
+    t = xp.take(threshold, rr)
+    hit = (rv > t) if what == "above" else (rv == t)
+    if what == "earlier":
+        hit = hit & (rc < xp.take(column, rr))
+    hit = hit & xp.take(mask, rr)
+    return counts - _row_totals(xp, rr, values.shape[0], xp.astype(hit, xp.int64))
+
+
+def _cells_in_rows(xp, values, mask, threshold, what, column):
+    """:func:`_counts_in_rows` of every cell of ``values``."""
     n_rows = values.shape[0]
     picked = xp.nonzero(mask)[0]
     n_picked = picked.shape[0]
