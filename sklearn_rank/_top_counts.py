@@ -15,6 +15,8 @@ against the array namespace ``xp``, with gathers only (no scatter).
 
 from __future__ import annotations
 
+import math
+
 from ._lists import _device
 from ._xp import is_numpy
 
@@ -60,28 +62,32 @@ def top_counts(xp, values, rows, columns, item_score, horizon, ordinal, removed=
     slot = xp.arange(n_items, dtype=int64, device=device) - xp.take(first, row_s)
     if removed is not None:  # the removed cells' scores, to take their comparisons off the counts
         removed = (*removed, xp.take(xp.reshape(values, (-1,)), removed[0] * n_columns + removed[1]))
-    rounds = []  # per round: (above, level, tied_earlier) of each row's item of that slot (-1: not taken)
-    taking = per_row > 0
-    while bool(xp.any(taking)):
-        if len(rounds) == MAX_ROUNDS:
-            return None
-        j = len(rounds)
-        at = xp.where(taking, first + j, 0)
-        threshold = xp.take(score_s, at)
-        above = _counts_in_rows(xp, values, taking, threshold, "above", removed=removed)
-        within = taking & (above < horizon)
-        level = _counts_in_rows(xp, values, within, threshold, "level", removed=removed)
-        tied = None
-        if ordinal:  # the earlier ties, on the rows whose item ties with another candidate
-            tied = _counts_in_rows(xp, values, within & (level > 1), threshold, "earlier",
-                                   xp.take(column_s, at), removed)
-        rounds.append((xp.where(taking, above, -1), xp.where(within, level, 0),
-                       None if tied is None else xp.where(within, tied, 0)))
-        taking = within & (per_row > j + 1)
-    n_rounds = len(rounds)
-    if not n_rounds:
+    taking = per_row > 0  # the rows whose item of the round (slot j) is compared
+    if not bool(xp.any(taking)):
         zeros = xp.zeros_like(rows)
         return zeros, zeros, zeros if ordinal else None
+    rows_of = _Gathered(xp, values, removed, taking)
+    above = rows_of.spread(rows_of.count("above", rows_of.item(score_s, first, 0, per_row)), -1)
+    rounds = []  # per round: (above, level, tied_earlier) of each row's item of that slot (-1: not taken)
+    for j in range(MAX_ROUNDS + 1):
+        if j == MAX_ROUNDS:
+            return None
+        within = taking & (above < horizon)
+        level = tied = xp.zeros_like(above)
+        if bool(xp.any(within)):  # one gather of these rows: the item's level, then the next item's above
+            rows_of = _Gathered(xp, values, removed, within)
+            threshold = rows_of.item(score_s, first, j, per_row)
+            level_in = rows_of.count("level", threshold)
+            level = rows_of.spread(level_in, 0)
+            if ordinal and bool(xp.any(level_in > 1)):  # the earlier ties, where the item ties with another
+                tied = rows_of.spread(rows_of.count("earlier", threshold, rows_of.item(column_s, first, j, per_row)), 0)
+        rounds.append((xp.where(taking, above, -1), level, tied))
+        taking = within & (per_row > j + 1)
+        if not bool(xp.any(taking)):
+            break
+        above = xp.where(taking, rows_of.spread(rows_of.count("above", rows_of.item(score_s, first, j + 1, per_row)),
+                                                -1), -1)
+    n_rounds = len(rounds)
     # each item's round results (rows x rounds, gathered at row * n_rounds + slot)
     cell = row_s * n_rounds + xp.minimum(slot, n_rounds - 1)
     taken = slot < n_rounds
@@ -122,44 +128,57 @@ def _row_totals(xp, row_s, n_rows, weights=None):
     return xp.astype(xp.take(total, edges[1:]) - xp.take(total, edges[:-1]), xp.int64)
 
 
-def _counts_in_rows(xp, values, mask, threshold, what, column=None, removed=None):
-    """Per row (0 where ``mask`` is False), the candidates scored above ``threshold`` (``what="above"``),
-    level with it (``"level"``) or level with it in an earlier column than ``column`` (``"earlier"``): the
-    masked rows gathered first when they are few; the ``removed`` cells (rows, columns, scores) not counted."""
-    counts = _cells_in_rows(xp, values, mask, threshold, what, column)
-    if removed is None:
-        return counts
-    rr, rc, rv = removed
-    t = xp.take(threshold, rr)
-    hit = (rv > t) if what == "above" else (rv == t)
-    if what == "earlier":
-        hit = hit & (rc < xp.take(column, rr))
-    hit = hit & xp.take(mask, rr)
-    return counts - _row_totals(xp, rr, values.shape[0], xp.astype(hit, xp.int64))
+class _Gathered:
+    """The rows of a chunk where ``mask`` holds, gathered (or the chunk itself when every row is), with their
+    removed cells renumbered to the gathered rows: their candidates compared with a value per row."""
 
+    def __init__(self, xp, values, removed, mask):
+        self.xp, self.mask = xp, mask
+        self.picked = xp.nonzero(mask)[0]
+        self.every = self.picked.shape[0] == values.shape[0]
+        self.values = values if self.every else xp.take(values, self.picked, axis=0)
+        self.position = xp.cumulative_sum(xp.astype(mask, xp.int64)) - 1
+        self.removed = removed
+        if removed is not None and not self.every:
+            kept = xp.nonzero(xp.take(mask, removed[0]))[0]
+            cells = tuple(xp.take(a, kept) for a in removed)
+            self.removed = (xp.take(self.position, cells[0]), *cells[1:])
 
-def _cells_in_rows(xp, values, mask, threshold, what, column):
-    """:func:`_counts_in_rows` of every cell of ``values``."""
-    n_rows = values.shape[0]
-    picked = xp.nonzero(mask)[0]
-    n_picked = picked.shape[0]
-    if n_picked == 0:
-        return xp.zeros_like(mask, dtype=xp.int64)
-    gather = n_picked < n_rows
-    sub = xp.take(values, picked, axis=0) if gather else values
-    t = (xp.take(threshold, picked) if gather else threshold)[:, None]
-    if what == "above":
-        hit = sub > t
-    else:
-        hit = sub == t
+    def item(self, sorted_values, first, j, per_row):
+        """Per gathered row, ``sorted_values`` of its item of slot ``j`` (rows without one: +inf, which no
+        candidate is above; only the scores are asked so)."""
+        xp = self.xp
+        has = xp.take(per_row, self.picked) > j
+        at = xp.where(has, xp.take(first, self.picked) + j, 0)
+        value = xp.take(sorted_values, at)
+        return xp.where(has, value, xp.asarray(math.inf, dtype=value.dtype)) if xp.isdtype(
+            value.dtype, "real floating") else value
+
+    def count(self, what, threshold, column=None):
+        """Per gathered row, the candidates above ``threshold`` (``"above"``), level with it (``"level"``), or
+        level with it in a column before ``column`` (``"earlier"``); removed cells not counted."""
+        xp, values = self.xp, self.values
+        t = threshold[:, None]
+        hit = (values > t) if what == "above" else (values == t)
         if what == "earlier":
             place = xp.arange(values.shape[1], dtype=xp.int64, device=_device(values))[None, :]
-            hit = hit & (place < (xp.take(column, picked) if gather else column)[:, None])
-    counts = _count_rows(xp, hit)
-    if not gather:
-        return counts
-    position = xp.cumulative_sum(xp.astype(mask, xp.int64)) - 1
-    return xp.where(mask, xp.take(counts, xp.maximum(position, 0)), 0)
+            hit = hit & (place < column[:, None])
+        counts = _count_rows(xp, hit)
+        if self.removed is None:
+            return counts
+        rr, rc, rv = self.removed
+        t = xp.take(threshold, rr)
+        hit = (rv > t) if what == "above" else (rv == t)
+        if what == "earlier":
+            hit = hit & (rc < xp.take(column, rr))
+        return counts - _row_totals(xp, rr, values.shape[0], xp.astype(hit, xp.int64))
+
+    def spread(self, counts, fill):
+        """Per-row ``counts`` of the gathered rows as a value per row of the chunk (``fill`` elsewhere)."""
+        xp = self.xp
+        if self.every:
+            return counts
+        return xp.where(self.mask, xp.take(counts, xp.maximum(self.position, 0)), fill)
 
 
 def _count_rows(xp, hit):
