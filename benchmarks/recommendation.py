@@ -72,6 +72,13 @@ REFERENCE_METRICS = [*METRICS, "mrr@10", "map", "dcg@10", "num_rel_ret@10"]
 IDCG_10 = float(np.sum(1.0 / np.log2(np.arange(2, K + 2))))  # every one of 10 slots relevant
 BOUND_TOL = 1e-9
 PEERS = ["implicit", "rectools", "cornac", "lenskit", "catboost"]
+# What each peer computes in its timed call, and so what sklearn-rank computes against it (the same work on
+# both sides): implicit's ranking_metrics_at_k gives ndcg, map and precision at K (its auc is not compared),
+# the others the metrics of their classes below.
+PEER_METRICS = {"implicit": ["ndcg@10", "map@10", "r@10"],
+                "rectools": ["ndcg@10", "p@10", "r@10", "hits@10", "map@10", "mrr@10"],
+                "cornac": ["ndcg@10", "p@10", "r@10", "hits@10", "map", "mrr"],
+                "lenskit": ["ndcg@10", "p@10", "r@10", "hits@10", "map@10", "mrr@10"]}
 NAMES = {"implicit": "implicit", "rectools": "RecTools", "cornac": "cornac", "lenskit": "LensKit",
          "catboost": "CatBoost"}
 SLOW_PEERS = {"cornac", "lenskit"}
@@ -829,7 +836,9 @@ def rst(results, env, command):
 
 def recommenders(args, cfg, folder, logdir, results, w, n_jobs):
     log(f"[recommendation] {w.shape[0]:,} users x {w.shape[1]:,} items")
-    res, report, blocks_call = sklearn_rank_alone(w, cfg, n_jobs, cfg["repeat"])
+    from sklearn_rank import evaluate_blocks
+
+    res, report, _ = sklearn_rank_alone(w, cfg, n_jobs, cfg["repeat"])
     results["sklearn-rank"] = res
     reports = reference_reports(w, cfg)
     results["reference summary"] = {t: dict(r.summary) for t, r in reports.items()}
@@ -846,8 +855,12 @@ def recommenders(args, cfg, folder, logdir, results, w, n_jobs):
             results["peers"][peer] = {"error": str(exc), "python": python}
             log(f"    {peer}: skipped ({str(exc).splitlines()[0]}; python {python})")
             continue
+        def peer_blocks(metrics=PEER_METRICS[peer]):
+            return evaluate_blocks(score_blocks(w, cfg["block"]), metrics=metrics, **n_jobs)
+
         try:
-            results["peers"][peer] = run_peer(peer, worker, blocks_call, w, cfg, reports)
+            results["peers"][peer] = run_peer(peer, worker, peer_blocks, w, cfg, reports)
+            results["peers"][peer]["sklearn-rank metrics"] = PEER_METRICS[peer]
         except PeerError as exc:
             results["peers"][peer] = {"error": str(exc), "python": python}
             log(f"    {peer}: failed: {exc}")
