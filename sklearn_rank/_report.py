@@ -102,11 +102,19 @@ def _host(values, name):
 
 
 def weighted_mean(values, weights):
+    """The mean of the non-NaN ``values`` weighted by ``weights``; NaN without a positive total weight."""
     ok = ~np.isnan(values)
-    if ok.all():  # no copies of long arrays (the same sums)
-        total = weights.sum()
-        return np.nan if total <= 0 else float(np.dot(values, weights) / total)
-    total = weights[ok].sum()
-    if total <= 0:
+    if not ok.all():
+        values, weights = values[ok], weights[ok]
+    total = order_free_sum(weights)
+    if not total > 0:
         return np.nan
-    return float(np.dot(values[ok], weights[ok]) / total)
+    return order_free_sum(values * weights) / total
+
+
+def order_free_sum(values):
+    """The sum of ``values`` whatever their order: NumPy's pairwise sum of the values sorted. Every path
+    (parts, threads, batches, Dask partitions, Spark) lists the queries in its own order and gets the same
+    summary; no BLAS call (a dot product of a long vector wakes BLAS's threads, which then compete with
+    ``n_jobs``' threads)."""
+    return float(np.sort(values).sum()) + 0.0  # (+ 0.0: -0.0 and 0.0 sort in any order)
