@@ -81,6 +81,8 @@ def spark():
     A test that changes a setting restores it. The JVM compiles with its quick compiler only and collects
     garbage on one thread: the tests' jobs are small, and its optimizing compiler took twice the CPU (36 to
     42 s against 17 to 22 s for tests/test_columns.py's Spark cases twice over) beside the other worker.
+    The Python workers start from tests/spark_daemon.py, which spares PySpark 4.0 a re-read of its zip
+    archives at every task (0.1 to 0.5 s a task).
     """
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:
@@ -104,6 +106,9 @@ def spark():
                .config("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+               # the Python workers' daemon: PySpark's, without re-reading its zip archives at every task
+               .config("spark.python.daemon.module", "spark_daemon")
+               .config("spark.executorEnv.PYTHONPATH", os.path.dirname(__file__))
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
