@@ -151,8 +151,9 @@ class _Gathered:
         has = xp.take(per_row, self.picked) > j
         at = xp.where(has, xp.take(first, self.picked) + j, 0)
         value = xp.take(sorted_values, at)
-        return xp.where(has, value, xp.asarray(math.inf, dtype=value.dtype)) if xp.isdtype(
-            value.dtype, "real floating") else value
+        if not xp.isdtype(value.dtype, "real floating"):
+            return value
+        return xp.where(has, value, xp.full_like(value, math.inf))
 
     def count(self, what, threshold, column=None):
         """Per gathered row, the candidates above ``threshold`` (``"above"``), level with it (``"level"``), or
