@@ -70,9 +70,11 @@ def top_counts(xp, values, rows, columns, item_score, horizon, ordinal, removed=
     above = rows_of.spread(rows_of.count("above", rows_of.item(score_s, first, 0, per_row)), -1)
     rounds = []  # per round: (above, level, tied_earlier) of each row's item of that slot (-1: not taken)
     for j in range(MAX_ROUNDS + 1):
-        if j == MAX_ROUNDS:
-            return None
         within = taking & (above < horizon)
+        if j == MAX_ROUNDS:
+            if bool(xp.any(within)):
+                return None
+            break  # the items compared last are beyond the horizon: stand-ins, as the items not compared
         level = tied = xp.zeros_like(above)
         if bool(xp.any(within)):  # one gather of these rows: the item's level, then the next item's above
             rows_of = _Gathered(xp, values, removed, within)

@@ -140,6 +140,17 @@ def test_many_items_within_the_horizon_go_to_the_sort():
     top = np.argsort(-s, axis=1)[:, :12]
     np.put_along_axis(y, top, 1, axis=1)
     assert top_counts(NUMPY, s, *map(lambda a: a.astype(np.int64), np.nonzero(y)), s[y > 0], 20, False) is None
+    # exactly MAX_ROUNDS items within the horizon, the next one beyond: the kernel finishes the row
+    y6 = np.zeros(s.shape, dtype=int)
+    order = np.argsort(-s, axis=1)
+    np.put_along_axis(y6, order[:, :_top_counts.MAX_ROUNDS], 1, axis=1)
+    np.put_along_axis(y6, order[:, 100:102], 1, axis=1)
+    rows6, columns6 = (a.astype(np.int64) for a in np.nonzero(y6))
+    counts = top_counts(NUMPY, s, rows6, columns6, s[y6 > 0], 20, False)
+    assert counts is not None
+    above = np.sort(counts[0].reshape(5, 8), axis=1)  # (the items in column order: sorted per row)
+    np.testing.assert_array_equal(above[:, :6], np.tile(np.arange(6), (5, 1)))
+    assert np.all(above[:, 6:] >= 20)
     cut = skr.evaluate(y, s, metrics=["ndcg@20", "p@20"])
     exact = skr.evaluate(y, s, metrics=["ndcg@20", "p@20", "mr"])
     for name in ("ndcg@20", "p@20"):
