@@ -41,7 +41,8 @@ Xq = np.column_stack([qid, X])
 splitter = GroupShuffleSplit(n_splits=1, test_size=0.5, random_state=0)
 train, test = next(splitter.split(Xq, groups=qid))
 ridge = RankingEvaluator(Ridge(alpha=1.0), qid=0).fit(Xq[train], y[train])
-knn = RankingEvaluator(KNeighborsRegressor(n_neighbors=25), qid=0)
+# brute force: faster here than the default tree search, with the same neighbours
+knn = RankingEvaluator(KNeighborsRegressor(n_neighbors=25, algorithm="brute"), qid=0)
 knn.fit(Xq[train], y[train])
 
 # %%
