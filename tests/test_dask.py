@@ -98,8 +98,9 @@ def test_equal_to_the_in_memory_engine(client, npartitions, string_qid, case):
     ddf = dd.from_pandas(frame, npartitions=npartitions, sort=False)
     assert ddf.npartitions == npartitions
     # the rows of (almost) every query lie in several input partitions: the shuffle brings them together
+    # (the input partitions read here, in this process: a round trip to the cluster cost 0.3 s)
     if npartitions > 1:
-        spread = ddf.map_partitions(lambda part: part["query"].drop_duplicates()).compute()
+        spread = ddf.map_partitions(lambda part: part["query"].drop_duplicates()).compute(scheduler="sync")
         assert spread.duplicated().sum() > 5
     assert_same(on_dask(ddf, metrics=METRICS, **options), in_memory(frame, metrics=METRICS, **options))
 
@@ -140,7 +141,7 @@ def test_a_frame_wrongly_declared_partitioned_by_qid_is_refused(client):
         on_dask(ddf, metrics=["mrr"], partitioned_by_qid=True)
     # and the naive map_partitions route is indeed wrong on this frame
     naive = [skr.evaluate(p["label"].to_numpy(), p["score"].to_numpy(), qid=p["query"].to_numpy(), metrics=["mrr"])
-             for p in (ddf.get_partition(i).compute() for i in range(3))]
+             for p in (ddf.get_partition(i).compute(scheduler="sync") for i in range(3))]
     assert np.concatenate([r.per_query["qid"] for r in naive]).size > in_memory(frame, metrics=["mrr"]).n_queries
 
 
