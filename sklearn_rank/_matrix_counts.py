@@ -202,11 +202,7 @@ def _sorted_counts(score, exclude, rows, columns, item_score, ordinal):
 def _top(score, exclude, rows, columns, item_score, horizon, ordinal):
     """``_top_counts.top_counts`` on the chunk ``score`` (the excluded cells given by position: no copy of the
     scores), or None on a NaN score (an excluded one included) or when many items are within the horizon."""
-    removed = None
-    if sp.issparse(exclude):
-        removed = np.repeat(np.arange(score.shape[0]), np.diff(exclude.indptr)), exclude.indices
-    elif exclude is not None:
-        removed = np.nonzero(exclude)
+    removed = None if exclude is None else _excluded_cells(exclude)
     if np.isnan(score.max()):
         return None
     as_int = (lambda a: a.astype(np.int64, copy=False))
@@ -218,9 +214,16 @@ def _exclude(values, exclude):
     """The excluded cells of ``values`` (a chunk's own copy) set to -inf, below every score: they are never
     above a gain item (``exclude``: a dense mask, a CSR array, or None)."""
     if sp.issparse(exclude):
-        values[np.repeat(np.arange(values.shape[0]), np.diff(exclude.indptr)), exclude.indices] = -np.inf
+        values[_excluded_cells(exclude)] = -np.inf
     elif exclude is not None:
         values[exclude] = -np.inf
+
+
+def _excluded_cells(exclude):
+    """``(rows, columns)`` of the excluded cells of a chunk (a CSR array or a dense mask), in row order."""
+    if sp.issparse(exclude):
+        return np.repeat(np.arange(exclude.shape[0]), np.diff(exclude.indptr)), exclude.indices
+    return np.nonzero(exclude)
 
 
 def _keyed_counts(score, exclude, rows, columns, item_score):
