@@ -5,6 +5,7 @@ The module imports only NumPy and the package's exceptions, so that any module c
 
 from __future__ import annotations
 
+import numbers
 import operator
 
 import numpy as np
@@ -60,3 +61,13 @@ def check_positive_int(value, name, *, minimum=1, rule=None, type_error=False):
     if number < minimum:
         raise InputValueError(f"`{name}` must be {rule}. Got {number!r} instead.")
     return number
+
+
+def check_relevance_level(relevance_level):
+    if relevance_level is None:
+        return None
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real):
+        raise InputTypeError(f"`relevance_level` must be a number. Got {relevance_level!r} instead.")
+    if not relevance_level > 0:
+        raise InputValueError(f"`relevance_level` must be > 0 (0 means not relevant). Got {relevance_level!r} instead.")
+    return float(relevance_level)

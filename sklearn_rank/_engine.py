@@ -17,8 +17,9 @@ import numpy as np
 from ._inputs import (AP_DENOMINATORS, DISCOUNTS, GAINS, IDEAL_DCGS, MISSING, NAN_POLICIES, NO_RELEVANT,
                       PRECISION_DENOMINATORS, RECALL_DENOMINATORS, STOP_PROBABILITIES, TARGETS, TIE_POLICIES,
                       GroupedData,
-                      RelevanceMatrix, check_exponential_gain, check_option, check_relevance_level, prepare,
+                      RelevanceMatrix, check_exponential_gain, check_option, prepare,
                       weights_per_row)
+from ._checks import check_relevance_level
 from ._definitions import Definitions, kernel_ties
 from ._lists import MICRO_METRICS
 from ._label_index import LabelIndexStructure

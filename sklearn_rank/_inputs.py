@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import math
-import numbers
 
 import numpy as np
 import scipy.sparse as sp
@@ -631,16 +630,6 @@ def _label_index(true_arr, score, exclude, labels, sample_weight, nan_policy):
             f"a NaN true score in rows {np.flatnonzero(own_nan)[:5].tolist()} instead.")
     return LabelIndexData(score=score, target=target, exclude=exclude, qid=np.arange(n_queries), weight=weight,
                           nan_policy=nan_policy)
-
-
-def check_relevance_level(relevance_level):
-    if relevance_level is None:
-        return None
-    if isinstance(relevance_level, bool) or not isinstance(relevance_level, numbers.Real):
-        raise InputTypeError(f"`relevance_level` must be a number. Got {relevance_level!r} instead.")
-    if not relevance_level > 0:
-        raise InputValueError(f"`relevance_level` must be > 0 (0 means not relevant). Got {relevance_level!r} instead.")
-    return float(relevance_level)
 
 
 # 2**rel - 1 is a finite float64 for rel < 1024.

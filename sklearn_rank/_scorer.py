@@ -22,11 +22,11 @@ from sklearn.utils.metadata_routing import UNCHANGED
 
 from ._engine import (DEFINITION_DEFAULTS, DEFINITION_OPTIONS, evaluate as engine_evaluate, plan as engine_plan,
                       read_scorer_name)
+from ._checks import check_relevance_level
 from ._conventions import Default, check_convention
 from ._estimator_inputs import (as_2d, check_qid_spec, describe_missing_qid, qid_column_position, ranking_inputs,
                                 read_qid_column, refuse_qid_column_in_column_tool)
-from ._inputs import (GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option,
-                      check_relevance_level)
+from ._inputs import GAINS, NAN_POLICIES, NO_RELEVANT, TARGETS, TIE_POLICIES, check_option
 from ._registry import MetricSpec, get_metric
 from ._sklearn_compat import ScorerRequester, SharedResponseScorer
 from .exceptions import InputTypeError, InputValueError
