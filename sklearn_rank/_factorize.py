@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 # dtypes that NumPy compares element by element; object arrays go to np.unique as they are (Python comparisons)
-_RUN_KINDS = "biufUS"
+RUN_KINDS = "biufUS"
 
 
 def factorize(values, *, compact=False):
@@ -49,7 +49,7 @@ def factorize_runs(values, *, compact=False):
     known without a pass over the codes: the runs of equal values came in increasing order)."""
     values = np.asarray(values).reshape(-1)
     n = values.shape[0]
-    if values.dtype.kind not in _RUN_KINDS:
+    if values.dtype.kind not in RUN_KINDS:
         uniques, inverse = _unique_objects(values)
         codes = _codes(inverse, uniques.size, compact)
         return uniques, codes, bool((codes[1:] >= codes[:-1]).all())

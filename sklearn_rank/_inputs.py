@@ -8,7 +8,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ._factorize import factorize_runs
+from ._factorize import RUN_KINDS, factorize_runs
 from .exceptions import InputTypeError, InputValueError
 
 TIE_POLICIES = ("expected", "realistic", "optimistic", "pessimistic", "ordinal")
@@ -52,10 +52,32 @@ class GroupedData:
     missing_judged: tuple | None = None  # (qid, relevance) of judged queries without any candidate row
     grouped: bool | None = None  # True: ``query`` is nondecreasing (each query's rows contiguous); None: unknown
     unjudged: np.ndarray | None = None  # bool per row: the candidate has no judgement (None: every one has)
+    # False: the rows' scores (no NaN) and relevance (finite, non-negative) are not checked yet, left by
+    # ``prepare(defer_row_checks=True)`` to the caller, which checks each part (``_threads.rows_pass_checks``)
+    rows_checked: bool = True
 
     @property
     def n_queries(self):
         return len(self.qid)
+
+
+@dataclass
+class GroupedRows:
+    """Grouped rows as they came (``prepare(defer_row_checks=True)``): the query ids, one per row, checked
+    but not factorized; scores and relevance as float64, not checked. The caller cuts them where the id
+    changes and each part factorizes its ids and checks its rows on its own thread (``_threads.rows_in``);
+    ids not in increasing runs are factorized whole (:meth:`factorized`)."""
+
+    qid: np.ndarray
+    score: np.ndarray
+    rel: np.ndarray
+    unjudged: np.ndarray | None = None
+
+    def factorized(self):
+        """The GroupedData of all the rows (its rows not checked)."""
+        uniques, codes, in_order = factorize_runs(self.qid)
+        return GroupedData(query=codes, score=self.score, rel=self.rel, qid=uniques, weight=None,
+                           grouped=True if in_order else None, unjudged=self.unjudged, rows_checked=False)
 
 
 @dataclass
@@ -194,6 +216,18 @@ def _check_relevance(rel, name="y_true"):
 
 
 def _query_codes(qid, n_rows):
+    qid = _query_ids(qid, n_rows)
+    try:
+        uniques, codes, in_order = factorize_runs(qid)
+    except TypeError:
+        raise InputTypeError("`qid` values must be mutually comparable (all numbers or all strings). "
+                             "Got mixed types instead.") from None
+    # grouped: True when each query's rows are contiguous and in id order (the sort can be skipped)
+    return uniques, codes, True if in_order else None
+
+
+def _query_ids(qid, n_rows):
+    """``qid`` as an array, checked: 1-D, one id per row, no NaN or None."""
     qid = _as_array(qid, "qid")
     if qid.ndim != 1 or qid.shape[0] != n_rows:
         raise InputValueError(f"`qid` must be 1-D with one query id per row ({n_rows}). Got shape {qid.shape} instead.")
@@ -204,13 +238,7 @@ def _query_codes(qid, n_rows):
     if qid.dtype == object:
         if any(v is None or (isinstance(v, float) and v != v) for v in qid):
             raise InputValueError("`qid` must not contain None or NaN. Got missing query ids instead.")
-    try:
-        uniques, codes, in_order = factorize_runs(qid)
-    except TypeError:
-        raise InputTypeError("`qid` values must be mutually comparable (all numbers or all strings). "
-                             "Got mixed types instead.") from None
-    # grouped: True when each query's rows are contiguous and in id order (the sort can be skipped)
-    return uniques, codes, True if in_order else None
+    return qid
 
 
 def weights_per_row(sample_weight, n, unit="query"):
@@ -240,11 +268,18 @@ def sparse_input_error(x, name, rule=None):
 
 
 def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weight=None, judged=None,
-            unjudged=None, nan_policy="raise"):
+            unjudged=None, nan_policy="raise", defer_row_checks=False):
     """Validate the inputs of any entry point and return GroupedData, RelevanceMatrix or LabelIndexData.
 
     ``nan_policy="omit"`` removes the candidates with a NaN score as ``exclude`` does (both together:
     their union); ``"raise"`` refuses NaN. Infinities are ordinary scores either way.
+
+    ``defer_row_checks``: grouped rows whose last checks are the NaN scores and the relevance values (no
+    ``exclude``, ``judged``, ``nan_policy="omit"``) are returned unchecked, for the caller to check each
+    part it ranks on the part's thread, while its rows are in cache (``_threads.rows_pass_checks``), and,
+    if one fails, to call ``prepare`` again without deferring for the error of the whole input. Without
+    ``sample_weight`` either, they are :class:`GroupedRows` (query ids not factorized), else GroupedData
+    with ``rows_checked=False``.
     """
     check_option(nan_policy, "nan_policy", NAN_POLICIES)
     if y_true is None or y_score is None:
@@ -289,6 +324,15 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
         raise InputValueError(f"`y_true` and `y_score` must have the same length in the grouped layout. "
                               f"Got shapes {rel.shape} and {score.shape} instead.")
     n = score.shape[0]
+    if (defer_row_checks and qid is not None and sample_weight is None and exclude is None and judged is None
+            and nan_policy == "raise"):
+        ids = _query_ids(qid, n)
+        if ids.dtype.kind in RUN_KINDS:  # the other path's checks, in its order, up to the rows' own
+            unjudged_rows = None if unjudged is None else _mask(unjudged, (n,), "unjudged")
+            rel = rel.astype(np.float64, copy=False)
+            if unjudged_rows is not None:
+                _check_unjudged(unjudged_rows, rel, 0)
+            return GroupedRows(ids, score.astype(np.float64, copy=False), rel, unjudged_rows)
     if qid is None:
         uniques, codes, grouped = np.zeros(1, dtype=np.intp), np.zeros(n, dtype=np.intp), True
     else:
@@ -309,7 +353,7 @@ def prepare(y_true, y_score, *, qid=None, exclude=None, labels=None, sample_weig
     unjudged_rows = None if unjudged is None else _mask(unjudged, (n,), "unjudged")
     return _finish_grouped(codes, score.astype(np.float64, copy=False), rel.astype(np.float64, copy=False),
                            uniques, weight, keep, judged, grouped, unjudged=unjudged_rows, nan_policy=nan_policy,
-                           named_queries=qid is not None)
+                           named_queries=qid is not None, defer_row_checks=defer_row_checks)
 
 
 def _mask(exclude, shape, name):
@@ -328,9 +372,13 @@ def _mask(exclude, shape, name):
 
 
 def _finish_grouped(codes, score, rel, uniques, weight, keep, judged, grouped, row_offset=0, allow_empty=False,
-                    unjudged=None, nan_policy="raise", named_queries=False):
+                    unjudged=None, nan_policy="raise", named_queries=False, defer_row_checks=False):
     if unjudged is not None:
         _check_unjudged(unjudged, rel, row_offset)
+    if defer_row_checks and keep is None and judged is None and nan_policy == "raise":
+        # the checks below would find an error or change nothing: the caller runs them by part
+        return GroupedData(query=codes, score=score, rel=rel, qid=uniques, weight=weight, grouped=grouped,
+                           unjudged=unjudged, rows_checked=False)
     if keep is not None:
         excluded_relevant = (~keep) & (rel > 0)
         if excluded_relevant.any():

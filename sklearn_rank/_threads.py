@@ -18,6 +18,7 @@ import os
 import numpy as np
 
 from ._checks import check_positive_int
+from ._factorize import factorize_runs
 from ._inputs import GroupedData, LabelIndexData
 from .exceptions import InputTypeError, InputValueError
 
@@ -105,4 +106,61 @@ def _grouped_queries(data: GroupedData, lo, hi):
         rows = np.flatnonzero((data.query >= lo) & (data.query < hi))
     return GroupedData(query=data.query[rows] - lo, score=data.score[rows], rel=data.rel[rows], qid=data.qid[lo:hi],
                        weight=None if data.weight is None else data.weight[lo:hi], grouped=data.grouped,
-                       unjudged=None if data.unjudged is None else data.unjudged[rows])
+                       unjudged=None if data.unjudged is None else data.unjudged[rows], rows_checked=data.rows_checked)
+
+
+class NotInRuns(Exception):
+    """The query ids of a part of :class:`GroupedRows` are not in increasing runs (internal: the rows are
+    then factorized whole)."""
+
+
+def row_ranges(rows, n_parts):
+    """The row ranges ``(lo, hi)`` of up to ``n_parts`` parts of ``rows`` (:class:`GroupedRows`) of about
+    equal size, each cut where the query id changes, in order; None when the id decreases at a cut (the
+    ids are not in increasing runs). A cut reads the ids from its place to the next change only."""
+    ids = rows.qid
+    n = ids.shape[0]
+    cuts = [0]
+    for i in range(1, n_parts):
+        cut = _next_change(ids, max(i * n // n_parts, cuts[-1] + 1))
+        if cut >= n:
+            break
+        if not ids[cut - 1] < ids[cut]:
+            return None
+        cuts.append(cut)
+    return list(zip(cuts, cuts[1:] + [n]))
+
+
+def _next_change(ids, start):
+    """The first row at or after ``start`` (> 0) whose id differs from the row before; ``len(ids)`` if none."""
+    n, width = ids.shape[0], 1024
+    while start < n:
+        stop = min(n, start + width)
+        changed = np.flatnonzero(ids[start:stop] != ids[start - 1:stop - 1])
+        if changed.size:
+            return start + int(changed[0])
+        start, width = stop, width * 4
+    return n
+
+
+def rows_in(rows, span):
+    """The GroupedData of the rows ``span = (lo, hi)`` of ``rows`` (whole queries, from
+    :func:`row_ranges`), their ids factorized, their values not checked; NotInRuns when the ids are not in
+    increasing runs."""
+    lo, hi = span
+    uniques, codes, increasing = factorize_runs(rows.qid[lo:hi])
+    if not increasing:
+        raise NotInRuns
+    return GroupedData(query=codes, score=rows.score[lo:hi], rel=rows.rel[lo:hi], qid=uniques, weight=None,
+                       grouped=True, unjudged=None if rows.unjudged is None else rows.unjudged[lo:hi],
+                       rows_checked=False)
+
+
+def rows_pass_checks(data):
+    """Whether the rows of ``data`` (GroupedData, or a part of it) pass the checks ``prepare`` defers:
+    no NaN score, and finite, non-negative relevance (float64 here): the conditions of
+    ``_inputs._nan_rows`` under ``nan_policy="raise"`` and of ``_inputs._check_relevance``."""
+    if data.score.size == 0:
+        return True
+    low, high = data.rel.min(), data.rel.max()
+    return bool(np.isfinite(low) and np.isfinite(high) and low >= 0 and not np.isnan(data.score.min()))

@@ -1,6 +1,7 @@
 """``n_jobs``: the same numbers for every value, threads used, bad values refused (issue 23)."""
 
 import os
+import re
 import warnings
 
 import numpy as np
@@ -72,11 +73,18 @@ def test_grouped_rows_in_parts_of_part_rows(ties, sorted_ids, monkeypatch):
     monkeypatch.setattr(_engine, "PART_ROWS", 1 << 40)
     whole = _evaluate(y, s, qid=qid, metrics=METRICS, ties=ties)
     monkeypatch.setattr(_engine, "PART_ROWS", 1 << 11)  # 9 parts
-    seen = []
-    real = _engine.queries_in
-    monkeypatch.setattr(_engine, "queries_in", lambda data, span: seen.append(span) or real(data, span))
+    seen = {"rows_in": [], "queries_in": []}
+    for name in seen:  # rows cut where the sorted ids change (rows_in), else query codes of factorized rows
+        real = getattr(_engine, name)
+        monkeypatch.setattr(_engine, name, lambda data, span, real=real, name=name: seen[name].append(span)
+                            or real(data, span))
     _same(whole, _evaluate(y, s, qid=qid, metrics=METRICS, ties=ties))
-    assert len(seen) == n >> 11
+    used = seen["rows_in"] if sorted_ids else seen["queries_in"]
+    assert len(used) == n >> 11
+    if sorted_ids:  # about equal parts, each cut at the first change of id from its place on
+        assert not seen["queries_in"]
+        sizes = np.diff([0] + [hi for _, hi in used])
+        assert sizes.sum() == n and (np.abs(sizes - n / len(used)) < 100).all()
 
 
 @pytest.mark.parametrize("ties", ["expected", "pessimistic", "ordinal"])
@@ -184,3 +192,128 @@ def test_imap_in_order_raises_at_the_failing_item():
     assert [next(results) for _ in range(3)] == [0, 1, 2]
     with pytest.raises(ValueError, match="item 3"):
         next(results)
+
+
+def _checked_rows(n_queries=400, per_query=50):
+    """Grouped rows sorted by qid: (y, score, qid), qid = row // per_query."""
+    rng = np.random.default_rng(7)
+    n = n_queries * per_query
+    return (rng.integers(0, 3, n).astype(float), np.round(rng.random(n), 2), np.arange(n) // per_query)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("case", ["nan score", "negative relevance", "infinite relevance", "nan relevance",
+                                  "early bad relevance, late nan score"])
+def test_row_checks_done_by_the_parts_raise_the_error_of_the_whole_input(case, n_jobs, monkeypatch):
+    """The NaN-score and relevance checks run on each part's thread (``prepare(defer_row_checks=True)``);
+    a failing part raises the error the checks of the whole input raise, in their order: the count and the
+    first row of every NaN score, the minimum of every relevance value, NaN scores before relevance."""
+    from sklearn_rank import _engine
+
+    monkeypatch.setattr(_engine, "PART_ROWS", 1 << 11)  # 10 parts on one thread too
+    y, s, qid = _checked_rows()
+    if case == "nan score":
+        s[[15_000, 17_345]] = np.nan
+        message = "Got 2 NaN scores, the first at row 15000 (qid 300) instead."
+    elif case == "negative relevance":
+        y[[12_000, 19_999]] = [-1.0, -2.5]
+        message = "`y_true` must be non-negative relevance values. Got minimum -2.5 instead."
+    elif case == "infinite relevance":
+        y[18_000] = np.inf
+        message = "`y_true` must be finite"
+    elif case == "nan relevance":
+        y[[100, 18_000]] = np.nan
+        message = "`y_true` must be finite"
+    else:  # the relevance of the first part fails, the NaN score of a later part is reported (checked first)
+        y[3] = -1.0
+        s[16_001] = np.nan
+        message = "Got 1 NaN score, the first at row 16001 (qid 320) instead."
+    with pytest.raises(skr.exceptions.InputValueError, match=re.escape(message)):
+        skr.evaluate(y, s, qid=qid, metrics=["mrr", "ndcg@10"], n_jobs=n_jobs)
+
+
+def test_row_checks_are_deferred_only_where_they_are_the_last_checks():
+    """``prepare(defer_row_checks=True)`` leaves the rows unchecked only without ``exclude``, ``judged`` and
+    ``nan_policy="omit"`` (where the checks change the rows or come before other checks); the engine does not
+    defer with the exponential gain (whose overflow check reads the rows); ``rows_pass_checks`` holds exactly
+    when the checks of a whole input pass."""
+    from sklearn_rank import _engine, _inputs
+
+    y, s, qid = _checked_rows(40, 10)
+    assert isinstance(_inputs.prepare(y, s, qid=qid, defer_row_checks=True), _inputs.GroupedRows)
+    assert not _inputs.prepare(y, s, qid=qid, defer_row_checks=True, sample_weight=np.ones(400)).rows_checked
+    assert _inputs.prepare(y, s, qid=qid).rows_checked
+    assert _inputs.prepare(y, s, qid=qid, defer_row_checks=True, exclude=np.zeros(400, bool)).rows_checked
+    assert _inputs.prepare(y, s, qid=qid, defer_row_checks=True, nan_policy="omit").rows_checked
+    assert _inputs.prepare(y, s, qid=qid, defer_row_checks=True, judged=(qid[::10], y[::10])).rows_checked
+    assert _engine._validated(y, s, qid, None, None, None, None, "exponential", None, "raise",
+                              defer_row_checks=True).rows_checked
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        y_bad, s_bad = y.copy(), s.copy()
+        for values, bad in ((y_bad, [-1.0, np.inf, -np.inf, np.nan]), (s_bad, [np.nan, np.inf, -np.inf])):
+            if rng.random() < 0.3:
+                values[rng.integers(0, 400)] = rng.choice(bad)
+        try:
+            _inputs.prepare(y_bad, s_bad, qid=qid)
+            passes = True
+        except skr.exceptions.InputValueError:
+            passes = False
+        deferred = _inputs.prepare(y_bad, s_bad, qid=qid, defer_row_checks=True).factorized()
+        assert _threads.rows_pass_checks(deferred) == passes
+
+
+def _id_layouts():
+    """Query ids (one per row, 1,200 rows) of the layouts the row cuts meet."""
+    rng = np.random.default_rng(11)
+    runs = np.sort(rng.integers(0, 60, 1_200))
+    yield "sorted runs", runs
+    yield "a run of 1,100 rows", np.sort(np.r_[np.full(1_100, 7), rng.integers(0, 20, 100)])
+    yield "string ids", np.array([f"q{v:03d}" for v in runs])
+    yield "float ids", runs * 0.5 - 10
+    yield "each half sorted", np.r_[runs[::2], runs[1::2]]  # increasing at most cuts, not in one part
+    yield "decreasing", runs[::-1].copy()
+    yield "shuffled", rng.permutation(runs)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_parts_cut_where_the_id_changes_match_a_per_query_oracle(n_jobs, monkeypatch):
+    """The rows cut where the query id changes (``_threads.row_ranges``), each part's ids factorized on its
+    thread, and the fallback of ids not in increasing runs: the per-query values of a slow loop over the
+    queries (``oracles.query_metric``), with ties, under two policies."""
+    import oracles
+    from sklearn_rank import _engine
+
+    monkeypatch.setattr(_engine, "PART_ROWS", 128)
+    rng = np.random.default_rng(5)
+    for layout, qid in _id_layouts():
+        y = rng.integers(0, 3, qid.size) * (rng.random(qid.size) < 0.3)
+        s = np.round(rng.random(qid.size), 2 if layout != "a run of 1,100 rows" else 4)  # ties
+        for ties in ("pessimistic", "ordinal"):  # (the oracle's expected ties enumerate orders: too slow here)
+            report = _evaluate(y, s, qid=qid, metrics=["mrr", "ndcg@5", "map"], ties=ties, n_jobs=n_jobs,
+                               no_relevant="zero")
+            ids = np.unique(qid)
+            np.testing.assert_array_equal(report.per_query["qid"], ids, err_msg=layout)
+            for i, query in enumerate(ids):
+                rows = np.flatnonzero(qid == query)
+                for name, metric, k in (("mrr", "rr", None), ("ndcg@5", "ndcg", 5), ("map", "ap", None)):
+                    expected = oracles.query_metric(metric, s[rows].tolist(), y[rows].tolist(), ties=ties, k=k)
+                    assert report.per_query[name][i] == pytest.approx(expected, abs=1e-12), (layout, ties, name)
+
+
+def test_row_ranges_cut_at_changes_of_id_or_give_up_at_a_decrease():
+    from sklearn_rank._inputs import GroupedRows
+
+    def cuts(ids, n_parts):
+        ids = np.asarray(ids)
+        return _threads.row_ranges(GroupedRows(ids, np.zeros(ids.size), np.zeros(ids.size)), n_parts)
+
+    assert cuts([1, 1, 2, 2, 3, 3], 3) == [(0, 2), (2, 4), (4, 6)]
+    assert cuts([1, 1, 1, 1, 1, 2], 3) == [(0, 5), (5, 6)]  # a long run: fewer parts
+    assert cuts([4, 4, 4, 4], 4) == [(0, 4)]
+    assert cuts([5], 2) == [(0, 1)]
+    assert cuts(np.r_[np.zeros(5_000), np.ones(10)], 2) == [(0, 5_000), (5_000, 5_010)]  # windows beyond 1,024
+    assert cuts([1, 1, 2, 2, 1, 1], 3) is None  # the id decreases at a cut
+    assert cuts([1, 2, 1, 2, 3, 4], 2) == [(0, 3), (3, 6)]  # increasing at the cut: the part finds out
+    with pytest.raises(_threads.NotInRuns):
+        _threads.rows_in(GroupedRows(np.array([1, 2, 1]), np.zeros(3), np.zeros(3)), (0, 3))
