@@ -160,7 +160,7 @@ class Plan:
 
         try:
             if isinstance(data, GroupedRows):  # parts cut where the query id changes, factorized on their threads
-                spans = row_ranges(data, _n_parts(data.score.shape[0], n_jobs))
+                spans = row_ranges(data, _n_parts(data.score.shape[0], n_jobs), decreasing=n_jobs > 1)
                 if spans is not None:
                     try:
                         return join_parts(map_in_order(one, spans, n_jobs))
@@ -411,9 +411,9 @@ def _structure(y_true, y_score, qid, exclude, labels, sample_weight, judged, rel
 
 def _n_parts(n_rows, n_jobs):
     """The number of parts of grouped rows. On one thread, parts of about PART_ROWS rows, which sort in
-    cache. On threads, a few parts per thread, of up to n_jobs times that: each part's Python-level calls
-    hold the GIL (4 million rows on two threads: 8 parts about 5% faster than 16); a multiple of n_jobs,
-    so that the threads finish together."""
+    cache. On threads, a few parts per thread, of up to n_jobs times that on average: each part's
+    Python-level calls hold the GIL (4 million rows on two threads: 8 parts about 5% faster than 16),
+    a multiple of n_jobs."""
     if n_jobs == 1:
         return max(1, n_rows // PART_ROWS)
     n_parts = max(n_jobs * PARTS_PER_JOB, n_rows // (PART_ROWS * n_jobs))

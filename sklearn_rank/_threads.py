@@ -114,15 +114,18 @@ class NotInRuns(Exception):
     then factorized whole)."""
 
 
-def row_ranges(rows, n_parts):
-    """The row ranges ``(lo, hi)`` of up to ``n_parts`` parts of ``rows`` (:class:`GroupedRows`) of about
-    equal size, each cut where the query id changes, in order; None when the id decreases at a cut (the
-    ids are not in increasing runs). A cut reads the ids from its place to the next change only."""
+def row_ranges(rows, n_parts, decreasing=False):
+    """The row ranges ``(lo, hi)`` of up to ``n_parts`` parts of ``rows`` (:class:`GroupedRows`), each cut
+    where the query id changes, in order; None when the id decreases at a cut (the ids are not in
+    increasing runs). A cut reads the ids from its place to the next change only. Parts of about equal
+    size, or with ``decreasing`` (for threads), of decreasing size: the i-th of P cuts near
+    ``n (1 - (1 - i/P)**2)``, so that the last parts are small and the threads finish together."""
     ids = rows.qid
     n = ids.shape[0]
     cuts = [0]
     for i in range(1, n_parts):
-        cut = _next_change(ids, max(i * n // n_parts, cuts[-1] + 1))
+        place = int(n * (1 - (1 - i / n_parts) ** 2)) if decreasing else i * n // n_parts
+        cut = _next_change(ids, max(place, cuts[-1] + 1))
         if cut >= n:
             break
         if not ids[cut - 1] < ids[cut]:

@@ -314,6 +314,9 @@ def test_row_ranges_cut_at_changes_of_id_or_give_up_at_a_decrease():
     assert cuts([5], 2) == [(0, 1)]
     assert cuts(np.r_[np.zeros(5_000), np.ones(10)], 2) == [(0, 5_000), (5_000, 5_010)]  # windows beyond 1,024
     assert cuts([1, 1, 2, 2, 1, 1], 3) is None  # the id decreases at a cut
+    # for threads, parts of decreasing size: cuts near 1000 (1 - (1 - i/4)**2) = 437.5, 750, 937.5
+    assert _threads.row_ranges(GroupedRows(np.arange(1_000), np.zeros(1_000), np.zeros(1_000)), 4,
+                               decreasing=True) == [(0, 437), (437, 750), (750, 937), (937, 1_000)]
     assert cuts([1, 2, 1, 2, 3, 4], 2) == [(0, 3), (3, 6)]  # increasing at the cut: the part finds out
     with pytest.raises(_threads.NotInRuns):
         _threads.rows_in(GroupedRows(np.array([1, 2, 1]), np.zeros(3), np.zeros(3)), (0, 3))
