@@ -2,10 +2,11 @@
 
 NumPy releases the GIL in the sorts, counts and reductions that dominate the engine, so threads share a
 machine's cores without copying the input. The validated data is split into parts of whole queries
-(rows of a matrix, code ranges of grouped rows), each part gets its own structure and per-query
-values, and the parts are joined in order: a query's values depend on its own rows only, and the rank
-statistics pool every part's targets in one canonical order, so the numbers are the same for every
-``n_jobs``.
+(rows of a matrix, code ranges of grouped rows; grouped rows with sorted ids are cut where the id
+changes, and each part factorizes its ids and checks its values on its thread), each part gets its own
+structure and per-query values, and the parts are joined in order: a query's values depend on its own
+rows only, and the rank statistics pool every part's targets in one canonical order, so the numbers are
+the same for every ``n_jobs``.
 """
 
 from __future__ import annotations
