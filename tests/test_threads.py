@@ -232,6 +232,31 @@ def test_row_checks_done_by_the_parts_raise_the_error_of_the_whole_input(case, n
         skr.evaluate(y, s, qid=qid, metrics=["mrr", "ndcg@10"], n_jobs=n_jobs)
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("layout", ["unsorted ids", "sample_weight"])
+def test_row_checks_of_rows_factorized_whole_raise_the_error_of_the_whole_input(layout, n_jobs, monkeypatch):
+    """Unsorted ids and ``sample_weight`` are factorized whole before the split; the parts still check
+    their values, and a failing part raises the whole input's error."""
+    from sklearn_rank import _engine
+
+    monkeypatch.setattr(_engine, "PART_ROWS", 1 << 11)
+    y, s, qid = _checked_rows()
+    weight = None
+    if layout == "unsorted ids":
+        order = np.random.default_rng(2).permutation(qid.size)
+        y, s, qid = y[order], s[order], qid[order]
+    else:
+        weight = (qid % 7 + 1.0)
+    s[[19_000, 4_321]] = np.nan
+    message = f"Got 2 NaN scores, the first at row 4321 (qid {qid[4_321]}) instead."
+    with pytest.raises(skr.exceptions.InputValueError, match=re.escape(message)):
+        skr.evaluate(y, s, qid=qid, metrics=["mrr"], sample_weight=weight, n_jobs=n_jobs)
+    y[[50, 15_000]] = [-3.0, -1.0]
+    s[[19_000, 4_321]] = 0.5
+    with pytest.raises(skr.exceptions.InputValueError, match=re.escape("Got minimum -3.0 instead.")):
+        skr.evaluate(y, s, qid=qid, metrics=["mrr"], sample_weight=weight, n_jobs=n_jobs)
+
+
 def test_row_checks_are_deferred_only_where_they_are_the_last_checks():
     """``prepare(defer_row_checks=True)`` leaves the rows unchecked only without ``exclude``, ``judged`` and
     ``nan_policy="omit"`` (where the checks change the rows or come before other checks); the engine does not
