@@ -210,7 +210,7 @@ def test_row_checks_done_by_the_parts_raise_the_error_of_the_whole_input(case, n
     first row of every NaN score, the minimum of every relevance value, NaN scores before relevance."""
     from sklearn_rank import _engine
 
-    monkeypatch.setattr(_engine, "PART_ROWS", 1 << 11)  # 10 parts on one thread too
+    monkeypatch.setattr(_engine, "PART_ROWS", 1 << 11)  # 9 parts on one thread too
     y, s, qid = _checked_rows()
     if case == "nan score":
         s[[15_000, 17_345]] = np.nan
