@@ -20,7 +20,7 @@ import numpy as np
 
 from ._checks import check_positive_int
 from ._factorize import factorize_runs
-from ._inputs import GroupedData, LabelIndexData
+from ._inputs import GroupedData, LabelIndexData, has_nan
 from .exceptions import InputTypeError, InputValueError
 
 # Parts per thread: a few, so that a thread that finishes early takes another part.
@@ -164,8 +164,9 @@ def rows_in(rows, span):
 def rows_pass_checks(data):
     """Whether the rows of ``data`` (GroupedData, or a part of it) pass the checks ``prepare`` defers:
     no NaN score, and finite, non-negative relevance (float64 here): the conditions of
-    ``_inputs._nan_rows`` under ``nan_policy="raise"`` and of ``_inputs._check_relevance``."""
+    ``_inputs._nan_rows`` under ``nan_policy="raise"`` (its ``has_nan``) and of
+    ``_inputs._check_relevance``."""
     if data.score.size == 0:
         return True
     low, high = data.rel.min(), data.rel.max()
-    return bool(np.isfinite(low) and np.isfinite(high) and low >= 0 and not np.isnan(data.score.min()))
+    return bool(np.isfinite(low) and np.isfinite(high) and low >= 0) and not has_nan(data.score)
